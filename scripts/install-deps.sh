@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building and testing Glint needs.
+# Idempotent: packages already present are skipped, so re-running is cheap.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  clang libclang-rt-14-dev          # libFuzzer + ASan/UBSan builds
+  libcli11-dev nlohmann-json3-dev libstb-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libomp-dev libnanoflann-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

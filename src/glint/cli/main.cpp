@@ -1,0 +1,30 @@
+#include <cstdio>
+#include <exception>
+
+#include "glint/cli/commands.h"
+#include "glint/core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Glint: train, render and relight 3D Gaussian splats"};
+  app.set_version_flag("--version", std::string("glint ") + GLINT_VERSION);
+  app.require_subcommand(1);
+  glint::cli::add_info(app);
+  glint::cli::add_convert(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints help/version itself; usage errors exit 2 like every other bad input.
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const glint::Error& e) {
+    std::fprintf(stderr, "glint: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "glint: error: out of memory\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "glint: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// The splat model in structure-of-arrays order (DESIGN.md §5). Storage is always sized for
+// SH degree 3 (15 rest coefficients a splat) so kernels index it the same way whatever
+// degree is active; `sh_degree` says how many of those coefficients carry data.
+#include <cstddef>
+#include <vector>
+
+namespace glint {
+
+inline constexpr int kMaxShDegree = 3;
+inline constexpr int kShRestCoeffs = 15;  // (3+1)^2 - 1
+
+// Number of SH coefficients besides DC for a degree.
+inline constexpr int sh_rest_count(int degree) { return (degree + 1) * (degree + 1) - 1; }
+
+struct GaussianModel {
+  int sh_degree = 0;
+  std::vector<float> means;           // [N,3]
+  std::vector<float> log_scales;      // [N,3]
+  std::vector<float> quats;           // [N,4] w x y z, not normalised
+  std::vector<float> opacity_logits;  // [N]
+  std::vector<float> sh_dc;           // [N,3]
+  std::vector<float> sh_rest;         // [N,15,3]: index (i*15 + k)*3 + channel
+
+  std::size_t size() const { return opacity_logits.size(); }
+  void resize(std::size_t n) {
+    means.resize(n * 3);
+    log_scales.resize(n * 3);
+    quats.resize(n * 4);
+    opacity_logits.resize(n);
+    sh_dc.resize(n * 3);
+    sh_rest.resize(n * kShRestCoeffs * 3);
+  }
+};
+
+// SH degree-0 basis constant: colour = kShC0 * dc + 0.5.
+inline constexpr float kShC0 = 0.28209479177387814f;
+
+}  // namespace glint

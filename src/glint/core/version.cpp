@@ -1,0 +1,3 @@
+namespace glint {
+const char* version() { return GLINT_VERSION; }
+}  // namespace glint
