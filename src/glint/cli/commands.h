@@ -2,10 +2,15 @@
 // Each subcommand lives in its own file and adds itself to the app here; main only wires
 // them up and turns errors into one line and an exit code.
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace glint::cli {
 
 void add_info(CLI::App& app);
 void add_convert(CLI::App& app);
+
+// `glint info` on a splat file (.ply / .splat): count, SH degree, bounds, opacity and
+// scale statistics. Lives in info_model.cpp.
+void print_model_info(const std::string& path);
 
 }  // namespace glint::cli
