@@ -11,6 +11,7 @@ struct Image8 {
   std::vector<std::uint8_t> data;
   std::uint8_t* row(int y) { return data.data() + static_cast<std::size_t>(y) * width * channels; }
   const std::uint8_t* row(int y) const { return data.data() + static_cast<std::size_t>(y) * width * channels; }
+  bool operator==(const Image8&) const = default;
 };
 
 struct ImageF {

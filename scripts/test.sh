@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds Glint and runs every check CI runs, in order of how fast they fail:
+#   1. Release build + the whole GoogleTest suite (ctest)
+#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. each libFuzzer target for a bounded time (FUZZ_SECONDS, default 30)
+# Usage: scripts/test.sh [--quick]   (--quick: step 1 only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+jobs=$(nproc)
+
+bash scripts/install-deps.sh
+
+echo "== Release build and tests"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+[ "$quick" = 1 ] && exit 0
+
+echo "== Sanitizer build (ASan + UBSan) and tests"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLINT_SANITIZE=ON \
+  -DGLINT_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "${GLINT_ASAN_EXCLUDE:-^$}"
+
+echo "== Fuzzing (${FUZZ_SECONDS:-30} s per target)"
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+echo "== All checks passed"

@@ -1,0 +1,54 @@
+#include "glint/io/image_io.h"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <filesystem>
+
+#include "glint/core/error.h"
+
+namespace glint {
+
+namespace {
+
+void check_exists(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path, "image file is missing");
+}
+
+}  // namespace
+
+ImageInfo read_image_info(const std::string& path) {
+  check_exists(path);
+  ImageInfo info;
+  if (!stbi_info(path.c_str(), &info.width, &info.height, &info.channels))
+    throw Error(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
+  return info;
+}
+
+Image8 read_image(const std::string& path) {
+  check_exists(path);
+  int w = 0, h = 0, c = 0;
+  unsigned char* pixels = stbi_load(path.c_str(), &w, &h, &c, 0);
+  if (!pixels) throw Error(path, std::string("cannot decode image (") + stbi_failure_reason() + ")");
+  Image8 img;
+  img.width = w;
+  img.height = h;
+  img.channels = c;
+  img.data.assign(pixels, pixels + static_cast<std::size_t>(w) * h * c);
+  stbi_image_free(pixels);
+  return img;
+}
+
+std::string encode_png(const Image8& image) {
+  std::string out;
+  auto sink = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(sink, &out, image.width, image.height, image.channels, image.data.data(),
+                              image.width * image.channels))
+    throw Error("PNG encoder failed");
+  return out;
+}
+
+}  // namespace glint

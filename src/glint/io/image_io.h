@@ -1,0 +1,23 @@
+#pragma once
+// Reading and writing image files (PNG, JPEG and the other formats stb_image decodes).
+#include <string>
+
+#include "glint/core/image.h"
+
+namespace glint {
+
+struct ImageInfo {
+  int width = 0, height = 0, channels = 0;
+};
+
+// Reads only the header; throws glint::Error naming the file when it is missing or not a
+// readable image.
+ImageInfo read_image_info(const std::string& path);
+
+// Decodes to 8-bit with the file's own channel count (1-4).
+Image8 read_image(const std::string& path);
+
+// Encodes an 8-bit image (1-4 channels) as PNG bytes.
+std::string encode_png(const Image8& image);
+
+}  // namespace glint

@@ -1,0 +1,91 @@
+#include "glint/io/image_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace glint {
+
+namespace {
+
+// For one axis: the source pixels each output pixel overlaps, with their overlap weights.
+struct Span {
+  int first = 0;
+  std::vector<float> weights;
+};
+
+std::vector<Span> area_spans(int src, int dst) {
+  std::vector<Span> spans(static_cast<std::size_t>(dst));
+  double scale = static_cast<double>(src) / dst;
+  for (int o = 0; o < dst; ++o) {
+    double a = o * scale, b = (o + 1) * scale;
+    int first = static_cast<int>(std::floor(a));
+    int last = std::min(src - 1, static_cast<int>(std::ceil(b)) - 1);
+    Span& s = spans[static_cast<std::size_t>(o)];
+    s.first = first;
+    for (int i = first; i <= last; ++i) {
+      double w = std::min(b, i + 1.0) - std::max(a, static_cast<double>(i));
+      s.weights.push_back(static_cast<float>(std::max(0.0, w) / scale));
+    }
+  }
+  return spans;
+}
+
+}  // namespace
+
+Image8 resize_area(const Image8& src, int width, int height) {
+  if (width == src.width && height == src.height) return src;
+  const int c = src.channels;
+  std::vector<Span> xs = area_spans(src.width, width), ys = area_spans(src.height, height);
+  Image8 out;
+  out.width = width;
+  out.height = height;
+  out.channels = c;
+  out.data.resize(static_cast<std::size_t>(width) * height * c);
+#pragma omp parallel for schedule(static)
+  for (int oy = 0; oy < height; ++oy) {
+    std::vector<float> row(static_cast<std::size_t>(src.width) * c);
+    const Span& sy = ys[static_cast<std::size_t>(oy)];
+    std::fill(row.begin(), row.end(), 0.f);
+    for (std::size_t k = 0; k < sy.weights.size(); ++k) {
+      const std::uint8_t* in = src.row(sy.first + static_cast<int>(k));
+      float w = sy.weights[k];
+      for (std::size_t i = 0; i < row.size(); ++i) row[i] += w * in[i];
+    }
+    std::uint8_t* dst = out.row(oy);
+    for (int ox = 0; ox < width; ++ox) {
+      const Span& sx = xs[static_cast<std::size_t>(ox)];
+      for (int ch = 0; ch < c; ++ch) {
+        float acc = 0.f;
+        for (std::size_t k = 0; k < sx.weights.size(); ++k)
+          acc += sx.weights[k] * row[static_cast<std::size_t>(sx.first + static_cast<int>(k)) * c + ch];
+        dst[ox * c + ch] = static_cast<std::uint8_t>(std::clamp(std::lround(acc), 0L, 255L));
+      }
+    }
+  }
+  return out;
+}
+
+Image8 to_rgb(const Image8& src, const std::array<float, 3>& background) {
+  if (src.channels == 3) return src;
+  Image8 out;
+  out.width = src.width;
+  out.height = src.height;
+  out.channels = 3;
+  const std::size_t n = static_cast<std::size_t>(src.width) * src.height;
+  out.data.resize(n * 3);
+  const bool has_alpha = src.channels == 2 || src.channels == 4;
+  const bool grey = src.channels <= 2;
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint8_t* in = &src.data[p * src.channels];
+    float a = has_alpha ? in[src.channels - 1] / 255.f : 1.f;
+    for (int ch = 0; ch < 3; ++ch) {
+      float v = in[grey ? 0 : ch] / 255.f;
+      float o = v * a + background[static_cast<std::size_t>(ch)] * (1.f - a);
+      out.data[p * 3 + ch] = static_cast<std::uint8_t>(std::lround(std::clamp(o, 0.f, 1.f) * 255.f));
+    }
+  }
+  return out;
+}
+
+}  // namespace glint

@@ -1,0 +1,17 @@
+#pragma once
+// Pixel operations applied to dataset images at load time.
+#include <array>
+
+#include "glint/core/image.h"
+
+namespace glint {
+
+// Area (box-overlap) resampling: every output pixel is the mean of the source area it
+// covers, so downscaling does not alias. Works for any size ratio.
+Image8 resize_area(const Image8& src, int width, int height);
+
+// Drops alpha by compositing straight-alpha RGBA (or grey+alpha) over a background colour
+// given in [0,1]; grey becomes RGB. RGB input is returned unchanged.
+Image8 to_rgb(const Image8& src, const std::array<float, 3>& background);
+
+}  // namespace glint

@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "glint/io/image_io.h"
+#include "glint/io/image_ops.h"
+#include "support/scene_builder.h"
+#include "test_support.h"
+
+using namespace glint;
+
+TEST(ImageOps, HalvingAveragesTwoByTwoBlocks) {
+  Image8 img = test::pattern_image(10, 6, 3, 2);
+  Image8 half = resize_area(img, 5, 3);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 5; ++x)
+      for (int c = 0; c < 3; ++c) {
+        int s = img.row(2 * y)[(2 * x) * 3 + c] + img.row(2 * y)[(2 * x + 1) * 3 + c] +
+                img.row(2 * y + 1)[(2 * x) * 3 + c] + img.row(2 * y + 1)[(2 * x + 1) * 3 + c];
+        EXPECT_NEAR(half.row(y)[x * 3 + c], s / 4.0, 0.51);
+      }
+}
+
+TEST(ImageOps, NonIntegerRatioPreservesMean) {
+  Image8 img = test::pattern_image(37, 23, 1, 5);
+  Image8 small = resize_area(img, 15, 10);
+  double a = 0, b = 0;
+  for (auto v : img.data) a += v;
+  for (auto v : small.data) b += v;
+  EXPECT_NEAR(a / img.data.size(), b / small.data.size(), 1.0);
+}
+
+TEST(ImageOps, CompositesStraightAlphaOverBackground) {
+  Image8 img;
+  img.width = 2;
+  img.height = 1;
+  img.channels = 4;
+  img.data = {255, 0, 0, 255, 0, 0, 255, 0};  // opaque red, transparent blue
+  Image8 rgb = to_rgb(img, {1, 1, 1});
+  EXPECT_EQ(rgb.channels, 3);
+  EXPECT_EQ(rgb.data, (std::vector<std::uint8_t>{255, 0, 0, 255, 255, 255}));
+  img.data = {255, 255, 255, 128, 0, 0, 0, 0};
+  rgb = to_rgb(img, {0, 0, 0});
+  EXPECT_EQ(rgb.data[0], 128);
+}
+
+TEST(ImageIo, PngRoundTrip) {
+  test::TempDir dir;
+  Image8 img = test::pattern_image(13, 7, 4, 1);
+  test::write_file(dir.str("x.png"), encode_png(img));
+  Image8 back = read_image(dir.str("x.png"));
+  EXPECT_EQ(back.width, 13);
+  EXPECT_EQ(back.channels, 4);
+  EXPECT_EQ(back.data, img.data);
+  ImageInfo info = read_image_info(dir.str("x.png"));
+  EXPECT_EQ(info.height, 7);
+}
