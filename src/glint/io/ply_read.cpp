@@ -113,8 +113,9 @@ class BinaryBody {
   void read_vertices(const Element& e, const std::vector<Target>& targets, GaussianModel& m) {
     const std::size_t row = e.fixed_row_size();
     if (e.count > remaining() / row)
-      throw Error(name_, "vertex count " + std::to_string(e.count) + " needs " + std::to_string(row) +
-                             " bytes each but only " + std::to_string(remaining()) + " bytes follow the header");
+      throw Error(name_, "file is truncated or its vertex count is wrong: " + std::to_string(e.count) +
+                             " vertices of " + std::to_string(row) + " bytes, but only " +
+                             std::to_string(remaining()) + " bytes follow the header");
     m.resize(static_cast<std::size_t>(e.count));
     std::vector<std::size_t> offsets;
     std::size_t off = 0;
@@ -183,8 +184,9 @@ class AsciiBody {
     // n tokens need at least 2n-1 bytes; checked before allocating for the count.
     const std::size_t max_tokens = (remaining() + 1) / 2;
     if (e.count > max_tokens / e.props.size())
-      throw Error(name_, "vertex count " + std::to_string(e.count) + " is more than the " +
-                             std::to_string(remaining()) + " bytes after the header can hold");
+      throw Error(name_, "file is truncated or its vertex count is wrong: " + std::to_string(e.count) +
+                             " vertices cannot fit in the " + std::to_string(remaining()) +
+                             " bytes after the header");
     m.resize(static_cast<std::size_t>(e.count));
     for (std::uint64_t i = 0; i < e.count; ++i)
       for (std::size_t j = 0; j < e.props.size(); ++j) {
