@@ -59,7 +59,4 @@ class ByteReader {
   std::size_t pos_ = 0;
 };
 
-// Whole file into memory; throws glint::Error naming the file when it cannot be read.
-std::string read_file_bytes(const std::string& path);
-
 }  // namespace glint

@@ -6,6 +6,7 @@
 
 #include "glint/core/error.h"
 #include "glint/io/byte_reader.h"
+#include "glint/io/file_bytes.h"
 
 namespace glint {
 

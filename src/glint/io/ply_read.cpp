@@ -5,11 +5,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "glint/core/error.h"
 #include "glint/io/file_bytes.h"
 #include "glint/io/ply.h"
+#include "glint/io/ply_body.h"
 #include "glint/io/ply_header.h"
 
 namespace glint {
@@ -20,11 +22,7 @@ using ply::Format;
 using ply::Property;
 using ply::Type;
 
-// Where one vertex property lands in the model: value i goes to array[offset + i*stride].
-struct Target {
-  std::vector<float>* array = nullptr;  // null: an extra property, read past and ignored
-  std::size_t offset = 0, stride = 0;
-};
+using ply::Target;
 
 // Maps the vertex element's properties onto the model; also sizes the model's SH degree.
 std::vector<Target> map_vertex(const Element& e, GaussianModel& m, const std::string& name) {
@@ -110,13 +108,13 @@ class BinaryBody {
  public:
   BinaryBody(std::string_view body, bool swap, const std::string& name) : body_(body), swap_(swap), name_(name) {}
 
-  void read_vertices(const Element& e, const std::vector<Target>& targets, GaussianModel& m) {
+  void read_vertices(const Element& e, const std::vector<Target>& targets, const std::function<void(std::size_t)>& resize) {
     const std::size_t row = e.fixed_row_size();
     if (e.count > remaining() / row)
       throw Error(name_, "file is truncated or its vertex count is wrong: " + std::to_string(e.count) +
                              " vertices of " + std::to_string(row) + " bytes, but only " +
                              std::to_string(remaining()) + " bytes follow the header");
-    m.resize(static_cast<std::size_t>(e.count));
+    resize(static_cast<std::size_t>(e.count));
     std::vector<std::size_t> offsets;
     std::size_t off = 0;
     for (const auto& p : e.props) {
@@ -180,14 +178,14 @@ class AsciiBody {
  public:
   AsciiBody(std::string_view body, const std::string& name) : body_(body), name_(name) {}
 
-  void read_vertices(const Element& e, const std::vector<Target>& targets, GaussianModel& m) {
+  void read_vertices(const Element& e, const std::vector<Target>& targets, const std::function<void(std::size_t)>& resize) {
     // n tokens need at least 2n-1 bytes; checked before allocating for the count.
     const std::size_t max_tokens = (remaining() + 1) / 2;
     if (e.count > max_tokens / e.props.size())
       throw Error(name_, "file is truncated or its vertex count is wrong: " + std::to_string(e.count) +
                              " vertices cannot fit in the " + std::to_string(remaining()) +
                              " bytes after the header");
-    m.resize(static_cast<std::size_t>(e.count));
+    resize(static_cast<std::size_t>(e.count));
     for (std::uint64_t i = 0; i < e.count; ++i)
       for (std::size_t j = 0; j < e.props.size(); ++j) {
         const std::string_view tok = next(e);
@@ -243,33 +241,44 @@ class AsciiBody {
 
 template <class Body>
 void read_body(Body& body, const ply::Header& h, std::size_t vertex, const std::vector<Target>& targets,
-               GaussianModel& m) {
+               const std::function<void(std::size_t)>& resize) {
   for (std::size_t i = 0; i < h.elements.size(); ++i) {
-    if (i == vertex) body.read_vertices(h.elements[i], targets, m);
+    if (i == vertex) body.read_vertices(h.elements[i], targets, resize);
     else body.skip(h.elements[i]);
   }
 }
 
 }  // namespace
 
-GaussianModel read_ply_bytes(const std::string& data, const std::string& name) {
-  const ply::Header h = ply::parse_header(data, name);
-  std::size_t vertex = h.elements.size();
-  for (std::size_t i = 0; i < h.elements.size(); ++i)
-    if (h.elements[i].name == "vertex") vertex = i;
-  if (vertex == h.elements.size()) throw Error(name, "PLY file has no vertex element");
+namespace ply {
 
-  GaussianModel m;
-  const std::vector<Target> targets = map_vertex(h.elements[vertex], m, name);
+std::size_t vertex_element(const Header& h, const std::string& name) {
+  for (std::size_t i = 0; i < h.elements.size(); ++i)
+    if (h.elements[i].name == "vertex") return i;
+  throw Error(name, "PLY file has no vertex element");
+}
+
+void read_vertex_body(const std::string& data, const Header& h, std::size_t vertex, const std::vector<Target>& targets,
+                      const std::function<void(std::size_t)>& resize, const std::string& name) {
   const std::string_view body = std::string_view(data).substr(h.body_offset);
   if (h.format == Format::Ascii) {
     AsciiBody b(body, name);
-    read_body(b, h, vertex, targets, m);
+    read_body(b, h, vertex, targets, resize);
   } else {
     const bool file_big = h.format == Format::BinaryBigEndian;
     BinaryBody b(body, file_big != (std::endian::native == std::endian::big), name);
-    read_body(b, h, vertex, targets, m);
+    read_body(b, h, vertex, targets, resize);
   }
+}
+
+}  // namespace ply
+
+GaussianModel read_ply_bytes(const std::string& data, const std::string& name) {
+  const ply::Header h = ply::parse_header(data, name);
+  const std::size_t vertex = ply::vertex_element(h, name);
+  GaussianModel m;
+  const std::vector<Target> targets = map_vertex(h.elements[vertex], m, name);
+  ply::read_vertex_body(data, h, vertex, targets, [&m](std::size_t n) { m.resize(n); }, name);
   return m;
 }
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glint/core/error.h"
-#include "glint/io/byte_reader.h"
+#include "glint/io/file_bytes.h"
 
 namespace glint {
 
