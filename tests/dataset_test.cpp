@@ -152,7 +152,9 @@ TEST(SharedDatasets, EveryDatasetLoads) {
     EXPECT_EQ(d.train.size(), e.train);
     EXPECT_EQ(d.test.size(), e.test);
     EXPECT_EQ(d.train[0].camera.width, e.width);
-    if (e.height) EXPECT_EQ(d.train[0].camera.height, e.height);
+    if (e.height) {
+      EXPECT_EQ(d.train[0].camera.height, e.height);
+    }
     EXPECT_GT(d.points.size(), 0u);
   }
 }

@@ -89,3 +89,24 @@ Image8 to_rgb(const Image8& src, const std::array<float, 3>& background) {
 }
 
 }  // namespace glint
+
+namespace glint {
+
+Image8 to_image8(const ImageF& src) {
+  Image8 out;
+  out.width = src.width;
+  out.height = src.height;
+  out.channels = src.channels;
+  out.data.resize(src.data.size());
+  for (std::size_t i = 0; i < src.data.size(); ++i)
+    out.data[i] = static_cast<std::uint8_t>(std::lround(std::clamp(src.data[i], 0.f, 1.f) * 255.f));
+  return out;
+}
+
+ImageF to_float(const Image8& src) {
+  ImageF out(src.width, src.height, src.channels);
+  for (std::size_t i = 0; i < src.data.size(); ++i) out.data[i] = src.data[i] * (1.f / 255.f);
+  return out;
+}
+
+}  // namespace glint

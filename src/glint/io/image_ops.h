@@ -15,3 +15,11 @@ Image8 resize_area(const Image8& src, int width, int height);
 Image8 to_rgb(const Image8& src, const std::array<float, 3>& background);
 
 }  // namespace glint
+
+namespace glint {
+
+// [0,1] floats <-> 8-bit, values clamped and rounded.
+Image8 to_image8(const ImageF& src);
+ImageF to_float(const Image8& src);
+
+}  // namespace glint

@@ -24,7 +24,7 @@ std::uint8_t to_byte(double v) {
   return static_cast<std::uint8_t>(std::lround(v));
 }
 
-std::uint32_t swap32(std::uint32_t u) {
+[[maybe_unused]] std::uint32_t swap32(std::uint32_t u) {
   return (u >> 24) | ((u >> 8) & 0xff00u) | ((u << 8) & 0xff0000u) | (u << 24);
 }
 
