@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -106,4 +107,22 @@ TEST(TrainSsim, ImageOverloadChecksSizes) {
   ImageF g;
   EXPECT_NEAR(ssim(a, a, &g), 1.0, 1e-6);
   EXPECT_EQ(g.data.size(), a.data.size());
+}
+
+#include <omp.h>
+
+TEST(TrainSsim, ThreadCountDoesNotChangeResult) {
+  // Large enough for the threaded path.
+  const int w = 160, h = 120, c = 3;
+  Pair p = random_pair(w, h, c, 11);
+  std::vector<float> fa(p.a.begin(), p.a.end()), fb(p.b.begin(), p.b.end());
+  std::vector<float> g1(fa.size()), g3(fa.size());
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  double v1 = ssim<float>(fa.data(), fb.data(), w, h, c, g1.data());
+  omp_set_num_threads(3);
+  double v3 = ssim<float>(fa.data(), fb.data(), w, h, c, g3.data());
+  omp_set_num_threads(saved);
+  EXPECT_EQ(v1, v3);
+  EXPECT_EQ(std::memcmp(g1.data(), g3.data(), g1.size() * sizeof(float)), 0);
 }

@@ -5,6 +5,10 @@
 
 namespace glint {
 
+// Below this many values a parallel region costs more than the update (and much more on a
+// loaded machine, where waking threads is slow).
+constexpr std::size_t kMinParallel = 16384;
+
 void Adam::add_group(std::string name, int width, std::size_t rows) {
   if (width <= 0) throw std::invalid_argument("adam: group " + name + " needs a positive width");
   AdamMoments g;
@@ -43,7 +47,7 @@ void adam_update(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o, 
   float* m = s.m.data();
   float* v = s.v.data();
   const long rows = static_cast<long>(g.rows);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kMinParallel)
   for (long r = 0; r < rows; ++r) {
     if (visible && !visible[r]) continue;
     for (long j = r * w; j < (r + 1) * w; ++j) {

@@ -28,7 +28,7 @@ void accumulate_densify_stats(SplatSet& set, long step, const DensifyOptions& o,
                                 std::to_string(radii.size()) + " radii for " + std::to_string(n) + " splats");
   const float sx = 0.5f * static_cast<float>(image_width), sy = 0.5f * static_cast<float>(image_height);
   const long count = static_cast<long>(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= 16384)
   for (long i = 0; i < count; ++i) {
     if (!(radii[i] > 0.f)) continue;
     float gx = mean2d_grads[2 * i] * sx, gy = mean2d_grads[2 * i + 1] * sy;

@@ -32,7 +32,7 @@ std::vector<float> mean_knn_dist2(const std::vector<float>& xyz, int k, float mi
   const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(k) + 1, n);
   const long count = static_cast<long>(n);
   // Queries are read-only on the tree; each point's result is independent of the others.
-#pragma omp parallel
+#pragma omp parallel if (n >= 1024)
   {
     std::vector<std::uint32_t> idx(want);
     std::vector<float> d2(want);

@@ -30,7 +30,7 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
   const float* x = render.data.data();
   const float* y = target.data.data();
   float* g = grad ? grad->data.data() : nullptr;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= 16384)
   for (int r = 0; r < h; ++r) {
     double s = 0;
     for (long j = r * row; j < (r + 1) * row; ++j) {

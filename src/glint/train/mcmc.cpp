@@ -100,7 +100,7 @@ void mcmc_add_noise(SplatSet& set, float means_lr, const McmcOptions& o, Rng& rn
   GaussianModel& m = set.model;
   const long n = static_cast<long>(set.size());
   const float scale = o.noise_lr * means_lr;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 4096)
   for (long i = 0; i < n; ++i) {
     const float op = sigmoid(m.opacity_logits[i]);
     const float gate = 1.f / (1.f + std::exp(-o.noise_k * ((1.f - op) - o.noise_t)));

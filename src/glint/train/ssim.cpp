@@ -35,7 +35,7 @@ void blur(const std::array<const T*, n>& planes, const std::array<T*, n>& out, T
   static const std::array<T, kSsimWindow> g = gaussian_window<T>();
   const long row = static_cast<long>(w) * c;
   // Horizontal pass into tmp, laid out as n consecutive images.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (static_cast<long>(w) * h * c >= 16384)
   for (int y = 0; y < h; ++y) {
     for (int k = 0; k < n; ++k) {
       const T* src = planes[k] + y * row;
@@ -52,7 +52,7 @@ void blur(const std::array<const T*, n>& planes, const std::array<T*, n>& out, T
     }
   }
   // Vertical pass: a row of output reads 11 rows of tmp.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (static_cast<long>(w) * h * c >= 16384)
   for (int y = 0; y < h; ++y) {
     int lo = y - kRadius < 0 ? kRadius - y : 0;
     int hi = y + kRadius >= h ? kRadius + (h - 1 - y) : 2 * kRadius;
@@ -89,7 +89,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   T* e22 = e11 + count;
   T* e12 = e22 + count;
   T* tmp = e12 + count;  // 5 * count
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= 16384)
   for (long i = 0; i < count; ++i) {
     aa[i] = a[i] * a[i];
     bb[i] = b[i] * b[i];
@@ -103,7 +103,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   T* d_mu1 = aa;  // the products are no longer needed
   T* d_e11 = bb;
   T* d_e12 = ab;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= 16384)
   for (int y = 0; y < h; ++y) {
     double s = 0;
     for (long j = y * row; j < (y + 1) * row; ++j) {
@@ -132,7 +132,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
     // the blur is self-adjoint (symmetric window, zero padding).
     blur<T, 3>({d_mu1, d_e11, d_e12}, {mu1, e11, e12}, tmp, w, h, c);
     const T inv = static_cast<T>(1.0 / static_cast<double>(count));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count >= 16384)
     for (long i = 0; i < count; ++i) grad_a[i] = inv * (mu1[i] + 2 * a[i] * e11[i] + b[i] * e12[i]);
   }
   return mean;
