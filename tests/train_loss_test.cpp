@@ -5,6 +5,7 @@
 
 #include "glint/core/error.h"
 #include "glint/train/loss.h"
+#include "glint/io/image_ops.h"
 #include "glint/train/metrics.h"
 #include "glint/train/ssim.h"
 

@@ -63,12 +63,6 @@ double ssim_metric(const Image8& a, const Image8& b) {
   return ssim_impl(a.data, b.data, a.width, a.height, a.channels, 1.0 / 255.0);
 }
 
-ImageF to_float(const Image8& im) {
-  ImageF out(im.width, im.height, im.channels);
-  for (std::size_t i = 0; i < im.data.size() && i < out.data.size(); ++i) out.data[i] = im.data[i] / 255.f;
-  return out;
-}
-
 void clamp01(ImageF& im) {
   for (float& v : im.data) v = std::clamp(v, 0.f, 1.f);
 }

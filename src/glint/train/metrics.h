@@ -15,8 +15,7 @@ double psnr(const Image8& a, const Image8& b);
 double ssim_metric(const ImageF& a, const ImageF& b);
 double ssim_metric(const Image8& a, const Image8& b);
 
-// Float copy of an 8-bit image, values / 255.
-ImageF to_float(const Image8& im);
+// (8-bit -> float conversion: to_float in io/image_ops.h.)
 // Clamps every value into [0, 1] in place.
 void clamp01(ImageF& im);
 
