@@ -24,6 +24,7 @@ constexpr int TS = render::kTileSize;
 constexpr int TP = TS * TS;
 constexpr int LANES = 8;
 constexpr int GROUPS = TS / LANES;
+constexpr std::uint32_t kPrefetch = 8;  // splats are read in depth order, scattered in memory
 
 // Rows of the tile (0..nrows-1) the splat's bounding box covers.
 inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1) {
@@ -50,6 +51,59 @@ inline bool row_groups(const SplatPacked& s, float dy, int x0, int ncols, int& g
   return true;
 }
 
+// Eight pixels of a tile row as one GCC/Clang vector (one AVX register, two SSE ones).
+typedef float vf __attribute__((vector_size(32)));
+typedef std::int32_t vi __attribute__((vector_size(32)));
+constexpr int NG = TP / LANES;  // lane groups per tile
+
+inline vf bc(float x) { return vf{x, x, x, x, x, x, x, x}; }
+inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
+inline int lanes_set(vi m) {
+  int n = 0;
+  for (int l = 0; l < LANES; ++l) n += m[l] != 0;
+  return n;
+}
+
+// render::fast_exp, operation for operation, on eight lanes (same results per lane).
+inline vf v_exp(vf x) {
+  x = x < bc(-87.f) ? bc(-87.f) : x;
+  x = x > bc(88.f) ? bc(88.f) : x;
+  const vf magic = bc(12582912.f);
+  vf n = (x * bc(1.44269504088896341f) + magic) - magic;
+  vf r = x - n * bc(0.693359375f);
+  r = r - n * bc(-2.12194440e-4f);
+  vf z = r * r;
+  vf y = ((((bc(1.9875691500E-4f) * r + bc(1.3981999507E-3f)) * r + bc(8.3334519073E-3f)) * r +
+           bc(4.1665795894E-2f)) * r + bc(1.6666665459E-1f)) * r + bc(5.0000001201E-1f);
+  y = y * z + r + bc(1.f);
+  vi e = __builtin_convertvector(n, vi);
+  vi e1 = e >> 1, e2 = e - e1;
+  return y * (vf)((e1 + 127) << 23) * (vf)((e2 + 127) << 23);
+}
+
+// One blend step on eight pixels: the same decisions as render::blend_alpha plus the
+// transmittance stop. Returns ok (blended) and stop (pixel finished, step not blended).
+struct StepV {
+  vf dx, G, al, tn;
+  vi clamped, ok, stop;
+};
+inline StepV step_v(const SplatPacked& s, float px0, float dy, vf t, vi live) {
+  const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
+  StepV o;
+  o.dx = (bc(px0) + lane) - bc(s.mx);
+  const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), dyv = bc(dy);
+  const vf power = bc(0.5f) * (A * o.dx * o.dx + C * dyv * dyv) + B * o.dx * dyv;
+  o.G = v_exp(-power);
+  const vf raw = bc(s.opacity) * o.G;
+  o.clamped = raw > bc(float(render::kMaxAlpha));
+  o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
+  const vi cand = (power <= bc(s.power_cut)) & (o.al >= bc(float(render::kMinAlpha))) & live;
+  o.tn = t * (bc(1.f) - o.al);
+  o.stop = cand & (o.tn < bc(float(render::kTransmittanceStop)));
+  o.ok = cand & ~o.stop;
+  return o;
+}
+
 template <unsigned F>
 void forward_impl(const TileForwardArgs& a, int tile) {
   constexpr bool kDepth = F & kFlagDepth, kMedian = F & kFlagMedian, kNormal = F & kFlagNormal,
@@ -57,69 +111,57 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
-  alignas(64) float T[TP], Cr[TP], Cg[TP], Cb[TP], S[TP], Nx[TP], Ny[TP], Nz[TP], Med[TP], Cnt[TP], Live[TP];
-  alignas(64) std::int32_t MedI[TP];
+  vf T[NG], Cr[NG], Cg[NG], Cb[NG], S[NG], Nx[NG], Ny[NG], Nz[NG], Med[NG], Cnt[NG];
+  vi Live[NG], MedI[NG];
   int row_live[TS];
-  for (int r = 0; r < TS; ++r) {
-    row_live[r] = r < nrows ? ncols : 0;
-    for (int c = 0; c < TS; ++c) {
-      int i = r * TS + c;
-      Live[i] = (r < nrows && c < ncols) ? 1.f : 0.f;
-      T[i] = 1.f;
-      Cr[i] = Cg[i] = Cb[i] = S[i] = Nx[i] = Ny[i] = Nz[i] = Med[i] = Cnt[i] = 0.f;
-      MedI[i] = -1;
-    }
+  for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
+  for (int gi = 0; gi < NG; ++gi) {
+    const int r = gi / GROUPS, c0 = (gi % GROUPS) * LANES;
+    for (int l = 0; l < LANES; ++l) Live[gi][l] = (r < nrows && c0 + l < ncols) ? -1 : 0;
+    T[gi] = bc(1.f);
+    Cr[gi] = Cg[gi] = Cb[gi] = S[gi] = Nx[gi] = Ny[gi] = Nz[gi] = Med[gi] = Cnt[gi] = bc(0.f);
+    MedI[gi] = bci(-1);
   }
   int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
   for (std::uint32_t p = begin; p < end && total > 0; ++p) {
+    if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     int r0, r1;
     if (!splat_rows(s, y0, nrows, r0, r1)) continue;
-    const float mx = s.mx, A = s.A, B = s.B, C = s.C, op = s.opacity, cut = s.power_cut, z = s.z;
-    const float cr = s.r, cg = s.g, cb = s.b, nx = s.nx, ny = s.ny, nz = s.nz;
-    const std::int32_t pi = std::int32_t(p);
+    const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
     for (int r = r0; r <= r1; ++r) {
       if (row_live[r] == 0) continue;
       const float dy = float(y0 + r) + 0.5f - s.my;
       int g0, g1;
       if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
       for (int g = g0; g <= g1; ++g) {
-        const int base = r * TS + g * LANES;
-        const float px0 = float(x0 + g * LANES) + 0.5f;
-        int nstop = 0;
-        for (int l = 0; l < LANES; ++l) {
-          const int i = base + l;
-          const float dx = (px0 + float(l)) - mx;
-          const float power = render::splat_power(A, B, C, dx, dy);
-          const float G = render::fast_exp(-power);
-          float al = op * G;
-          al = al > float(render::kMaxAlpha) ? float(render::kMaxAlpha) : al;
-          const float t = T[i];
-          const bool cand = (power <= cut) & (al >= float(render::kMinAlpha)) & (Live[i] != 0.f);
-          const float tn = t * (1.f - al);
-          const bool stop = cand & (tn < float(render::kTransmittanceStop));
-          const bool ok = cand & !stop;
-          Live[i] = stop ? 0.f : Live[i];
-          nstop += stop ? 1 : 0;
-          const float w = ok ? al * t : 0.f;
-          Cr[i] += w * cr;
-          Cg[i] += w * cg;
-          Cb[i] += w * cb;
-          if constexpr (kDepth) S[i] += w * z;
-          if constexpr (kNormal) {
-            Nx[i] += w * nx;
-            Ny[i] += w * ny;
-            Nz[i] += w * nz;
-          }
-          if constexpr (kMedian) {
-            const bool cross = ok & (t >= 0.5f) & (tn < 0.5f);
-            Med[i] = cross ? z : Med[i];
-            MedI[i] = cross ? pi : MedI[i];
-          }
-          if constexpr (kCount) Cnt[i] += ok ? 1.f : 0.f;
-          T[i] = ok ? tn : t;
+        const int gi = r * GROUPS + g;
+        const vf t = T[gi];
+        const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
+        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
+              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
+              st.stop[7]))
+          continue;  // nothing happens on these eight pixels
+        const int nstop = lanes_set(st.stop);
+        Live[gi] = Live[gi] & ~st.stop;
+        const vf w = st.ok ? st.al * t : bc(0.f);
+        Cr[gi] += w * cr;
+        Cg[gi] += w * cg;
+        Cb[gi] += w * cb;
+        if constexpr (kDepth) S[gi] += w * bc(s.z);
+        if constexpr (kNormal) {
+          Nx[gi] += w * bc(s.nx);
+          Ny[gi] += w * bc(s.ny);
+          Nz[gi] += w * bc(s.nz);
         }
+        if constexpr (kMedian) {
+          const vi cross = st.ok & (t >= bc(0.5f)) & (st.tn < bc(0.5f));
+          Med[gi] = cross ? bc(s.z) : Med[gi];
+          MedI[gi] = cross ? bci(std::int32_t(p)) : MedI[gi];
+        }
+        if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
+        T[gi] = st.ok ? st.tn : t;
         row_live[r] -= nstop;
         total -= nstop;
       }
@@ -127,37 +169,40 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   }
   for (int r = 0; r < nrows; ++r) {
     for (int c = 0; c < ncols; ++c) {
-      const int i = r * TS + c;
+      const int gi = r * GROUPS + c / LANES, l = c % LANES;
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
-      const float t = T[i];
+      const float t = T[gi][l];
       a.T_final[pix] = t;
-      a.C_final[3 * pix] = Cr[i];
-      a.C_final[3 * pix + 1] = Cg[i];
-      a.C_final[3 * pix + 2] = Cb[i];
-      a.rgb[3 * pix] = Cr[i] + t * a.bg[0];
-      a.rgb[3 * pix + 1] = Cg[i] + t * a.bg[1];
-      a.rgb[3 * pix + 2] = Cb[i] + t * a.bg[2];
+      a.C_final[3 * pix] = Cr[gi][l];
+      a.C_final[3 * pix + 1] = Cg[gi][l];
+      a.C_final[3 * pix + 2] = Cb[gi][l];
+      a.rgb[3 * pix] = Cr[gi][l] + t * a.bg[0];
+      a.rgb[3 * pix + 1] = Cg[gi][l] + t * a.bg[1];
+      a.rgb[3 * pix + 2] = Cb[gi][l] + t * a.bg[2];
       const float al = 1.f - t;
       if (a.alpha) a.alpha[pix] = al;
       if constexpr (kDepth) {
-        a.S_final[pix] = S[i];
-        a.depth[pix] = al > 0.f ? S[i] / al : 0.f;
+        a.S_final[pix] = S[gi][l];
+        a.depth[pix] = al > 0.f ? S[gi][l] / al : 0.f;
       }
       if constexpr (kMedian) {
-        a.median[pix] = Med[i];
-        a.median_inst[pix] = MedI[i];
+        a.median[pix] = Med[gi][l];
+        a.median_inst[pix] = MedI[gi][l];
       }
       if constexpr (kNormal) {
-        a.N_final[3 * pix] = a.normal[3 * pix] = Nx[i];
-        a.N_final[3 * pix + 1] = a.normal[3 * pix + 1] = Ny[i];
-        a.N_final[3 * pix + 2] = a.normal[3 * pix + 2] = Nz[i];
+        a.N_final[3 * pix] = a.normal[3 * pix] = Nx[gi][l];
+        a.N_final[3 * pix + 1] = a.normal[3 * pix + 1] = Ny[gi][l];
+        a.N_final[3 * pix + 2] = a.normal[3 * pix + 2] = Nz[gi][l];
       }
-      if constexpr (kCount) a.count[pix] = Cnt[i];
+      if constexpr (kCount) a.count[pix] = Cnt[gi][l];
     }
   }
 }
 
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
+
+// dC/dalpha for one channel (render::blend_dalpha_channel on eight lanes)
+inline vf dalpha_v(vf c, vf t, vf after, vf inv) { return c * t - after * inv; }
 
 template <unsigned F>
 void backward_impl(const TileBackwardArgs& a, int tile) {
@@ -165,142 +210,135 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
-  // saved forward state and upstream gradients, per pixel of the tile
-  alignas(64) float Tf[TP], Fr[TP], Fg[TP], Fb[TP], FS[TP], FNx[TP], FNy[TP], FNz[TP];
-  alignas(64) float gR[TP], gG[TP], gB[TP], gA[TP], gS[TP], gM[TP], gNx[TP], gNy[TP], gNz[TP];
-  alignas(64) std::int32_t MedI[TP];
+  // saved forward state and upstream gradients, per lane group of the tile
+  vf Tf[NG], Fr[NG], Fg[NG], Fb[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG];
+  vf gR[NG], gG[NG], gB[NG], gA[NG], gS[NG], gM[NG], gNx[NG], gNy[NG], gNz[NG];
+  vi MedI[NG], Live[NG];
   // running state
-  alignas(64) float T[TP], Pr[TP], Pg[TP], Pb[TP], PS[TP], PNx[TP], PNy[TP], PNz[TP], Live[TP];
+  vf T[NG], Pr[NG], Pg[NG], Pb[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG];
   int row_live[TS];
-  for (int r = 0; r < TS; ++r) {
-    row_live[r] = r < nrows ? ncols : 0;
-    for (int c = 0; c < TS; ++c) {
-      const int i = r * TS + c;
-      const bool in = r < nrows && c < ncols;
-      Live[i] = in ? 1.f : 0.f;
-      T[i] = 1.f;
-      Pr[i] = Pg[i] = Pb[i] = PS[i] = PNx[i] = PNy[i] = PNz[i] = 0.f;
-      Tf[i] = 1.f;
-      Fr[i] = Fg[i] = Fb[i] = FS[i] = FNx[i] = FNy[i] = FNz[i] = 0.f;
-      gR[i] = gG[i] = gB[i] = gA[i] = gS[i] = gM[i] = gNx[i] = gNy[i] = gNz[i] = 0.f;
-      MedI[i] = -1;
-      if (!in) continue;
+  for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
+  for (int gi = 0; gi < NG; ++gi) {
+    T[gi] = Tf[gi] = bc(1.f);
+    Pr[gi] = Pg[gi] = Pb[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = bc(0.f);
+    Fr[gi] = Fg[gi] = Fb[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = bc(0.f);
+    gR[gi] = gG[gi] = gB[gi] = gA[gi] = gS[gi] = gM[gi] = gNx[gi] = gNy[gi] = gNz[gi] = bc(0.f);
+    MedI[gi] = bci(-1);
+    Live[gi] = bci(0);
+  }
+  for (int r = 0; r < nrows; ++r) {
+    for (int c = 0; c < ncols; ++c) {
+      const int gi = r * GROUPS + c / LANES, l = c % LANES;
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
-      Tf[i] = a.T_final[pix];
-      Fr[i] = a.C_final[3 * pix];
-      Fg[i] = a.C_final[3 * pix + 1];
-      Fb[i] = a.C_final[3 * pix + 2];
-      gR[i] = ld(a.d_rgb, 3 * pix);
-      gG[i] = ld(a.d_rgb, 3 * pix + 1);
-      gB[i] = ld(a.d_rgb, 3 * pix + 2);
+      Live[gi][l] = -1;
+      Tf[gi][l] = a.T_final[pix];
+      Fr[gi][l] = a.C_final[3 * pix];
+      Fg[gi][l] = a.C_final[3 * pix + 1];
+      Fb[gi][l] = a.C_final[3 * pix + 2];
+      const float gr = ld(a.d_rgb, 3 * pix), gg = ld(a.d_rgb, 3 * pix + 1), gb = ld(a.d_rgb, 3 * pix + 2);
+      gR[gi][l] = gr;
+      gG[gi][l] = gg;
+      gB[gi][l] = gb;
       // rgb = C + T bg and alpha = 1 - T: the alpha channel A = sum w carries both
-      float ga = ld(a.d_alpha, pix) - (gR[i] * a.bg[0] + gG[i] * a.bg[1] + gB[i] * a.bg[2]);
-      const float al = 1.f - Tf[i];
+      float ga = ld(a.d_alpha, pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
+      const float al = 1.f - a.T_final[pix];
       if constexpr (kDepth) {
-        FS[i] = a.S_final[pix];
+        FS[gi][l] = a.S_final[pix];
         const float gd = ld(a.d_depth, pix);
         if (al > 0.f) {  // depth = S / A
-          const float D = FS[i] / al;
-          gS[i] = gd / al;
+          const float D = a.S_final[pix] / al;
+          gS[gi][l] = gd / al;
           ga -= gd * D / al;
         }
       }
-      gA[i] = ga;
+      gA[gi][l] = ga;
       if constexpr (kMedian) {
-        gM[i] = ld(a.d_median, pix);
-        MedI[i] = a.median_inst[pix];
+        gM[gi][l] = ld(a.d_median, pix);
+        MedI[gi][l] = a.median_inst[pix];
       }
       if constexpr (kNormal) {
-        FNx[i] = a.N_final[3 * pix];
-        FNy[i] = a.N_final[3 * pix + 1];
-        FNz[i] = a.N_final[3 * pix + 2];
-        gNx[i] = ld(a.d_normal, 3 * pix);
-        gNy[i] = ld(a.d_normal, 3 * pix + 1);
-        gNz[i] = ld(a.d_normal, 3 * pix + 2);
+        FNx[gi][l] = a.N_final[3 * pix];
+        FNy[gi][l] = a.N_final[3 * pix + 1];
+        FNz[gi][l] = a.N_final[3 * pix + 2];
+        gNx[gi][l] = ld(a.d_normal, 3 * pix);
+        gNy[gi][l] = ld(a.d_normal, 3 * pix + 1);
+        gNz[gi][l] = ld(a.d_normal, 3 * pix + 2);
       }
     }
   }
   int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
-  alignas(64) float acc[kRecordFloats][LANES];
   std::uint32_t p = begin;
   for (; p < end && total > 0; ++p) {
     float* rec = a.records + std::size_t(p) * kRecordFloats;
-    for (int k = 0; k < kRecordFloats; ++k)
-      for (int l = 0; l < LANES; ++l) acc[k][l] = 0.f;
+    vf acc[kRecordFloats];
+    for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
+    if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     int r0, r1;
-    bool any = splat_rows(s, y0, nrows, r0, r1);
-    const float mx = s.mx, A = s.A, B = s.B, C = s.C, op = s.opacity, cut = s.power_cut, z = s.z;
-    const float cr = s.r, cg = s.g, cb = s.b, nx = s.nx, ny = s.ny, nz = s.nz;
-    const std::int32_t pi = std::int32_t(p);
+    const bool any = splat_rows(s, y0, nrows, r0, r1);
+    const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
+    const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
+    const vi pv = bci(std::int32_t(p));
     for (int r = r0; any && r <= r1; ++r) {
       if (row_live[r] == 0) continue;
       const float dy = float(y0 + r) + 0.5f - s.my;
+      const vf dyv = bc(dy);
       int g0, g1;
       if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
       for (int g = g0; g <= g1; ++g) {
-        const int base = r * TS + g * LANES;
-        const float px0 = float(x0 + g * LANES) + 0.5f;
-        int nstop = 0;
-        for (int l = 0; l < LANES; ++l) {
-          const int i = base + l;
-          const float dx = (px0 + float(l)) - mx;
-          const float power = render::splat_power(A, B, C, dx, dy);
-          const float G = render::fast_exp(-power);
-          const float raw = op * G;
-          const bool clamped = raw > float(render::kMaxAlpha);
-          const float al = clamped ? float(render::kMaxAlpha) : raw;
-          const float t = T[i];
-          const bool cand = (power <= cut) & (al >= float(render::kMinAlpha)) & (Live[i] != 0.f);
-          const float tn = t * (1.f - al);
-          const bool stop = cand & (tn < float(render::kTransmittanceStop));
-          const bool ok = cand & !stop;
-          Live[i] = stop ? 0.f : Live[i];
-          nstop += stop ? 1 : 0;
-          const float w = ok ? al * t : 0.f;
-          Pr[i] += w * cr;
-          Pg[i] += w * cg;
-          Pb[i] += w * cb;
-          const float inv = 1.f / (1.f - al);
-          float dA = gR[i] * render::blend_dalpha_channel(cr, t, Fr[i] - Pr[i], inv) +
-                     gG[i] * render::blend_dalpha_channel(cg, t, Fg[i] - Pg[i], inv) +
-                     gB[i] * render::blend_dalpha_channel(cb, t, Fb[i] - Pb[i], inv) + gA[i] * (Tf[i] * inv);
-          float dz = 0.f;
-          if constexpr (kDepth) {
-            PS[i] += w * z;
-            dA += gS[i] * render::blend_dalpha_channel(z, t, FS[i] - PS[i], inv);
-            dz += gS[i] * w;
-          }
-          if constexpr (kMedian) dz += (ok & (MedI[i] == pi)) ? gM[i] : 0.f;
-          if constexpr (kNormal) {
-            PNx[i] += w * nx;
-            PNy[i] += w * ny;
-            PNz[i] += w * nz;
-            dA += gNx[i] * render::blend_dalpha_channel(nx, t, FNx[i] - PNx[i], inv) +
-                  gNy[i] * render::blend_dalpha_channel(ny, t, FNy[i] - PNy[i], inv) +
-                  gNz[i] * render::blend_dalpha_channel(nz, t, FNz[i] - PNz[i], inv);
-            acc[kRecNx][l] += gNx[i] * w;
-            acc[kRecNy][l] += gNy[i] * w;
-            acc[kRecNz][l] += gNz[i] * w;
-          }
-          dA = ok ? dA : 0.f;
-          float d_op, d_mx, d_my, d_A, d_B, d_C;
-          render::blend_alpha_vjp(dA, op, G, clamped, A, B, C, dx, dy, d_op, d_mx, d_my, d_A, d_B, d_C);
-          acc[kRecMx][l] += d_mx;
-          acc[kRecMy][l] += d_my;
-          acc[kRecA][l] += d_A;
-          acc[kRecB][l] += d_B;
-          acc[kRecC][l] += d_C;
-          acc[kRecOpacity][l] += d_op;
-          acc[kRecR][l] += gR[i] * w;
-          acc[kRecG][l] += gG[i] * w;
-          acc[kRecBlue][l] += gB[i] * w;
-          acc[kRecZ][l] += dz;
-          acc[kRecAbsX][l] += std::fabs(d_mx);
-          acc[kRecAbsY][l] += std::fabs(d_my);
-          T[i] = ok ? tn : t;
+        const int gi = r * GROUPS + g;
+        const vf t = T[gi];
+        const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
+        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
+              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
+              st.stop[7]))
+          continue;
+        const int nstop = lanes_set(st.stop);
+        Live[gi] = Live[gi] & ~st.stop;
+        const vf w = st.ok ? st.al * t : bc(0.f);
+        Pr[gi] += w * cr;
+        Pg[gi] += w * cg;
+        Pb[gi] += w * cb;
+        const vf inv = bc(1.f) / (bc(1.f) - st.al);
+        vf dA = gR[gi] * dalpha_v(cr, t, Fr[gi] - Pr[gi], inv) + gG[gi] * dalpha_v(cg, t, Fg[gi] - Pg[gi], inv) +
+                gB[gi] * dalpha_v(cb, t, Fb[gi] - Pb[gi], inv) + gA[gi] * (Tf[gi] * inv);
+        vf dz = bc(0.f);
+        if constexpr (kDepth) {
+          PS[gi] += w * z;
+          dA += gS[gi] * dalpha_v(z, t, FS[gi] - PS[gi], inv);
+          dz += gS[gi] * w;
         }
+        if constexpr (kMedian) dz += (st.ok & (MedI[gi] == pv)) ? gM[gi] : bc(0.f);
+        if constexpr (kNormal) {
+          PNx[gi] += w * nx;
+          PNy[gi] += w * ny;
+          PNz[gi] += w * nz;
+          dA += gNx[gi] * dalpha_v(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * dalpha_v(ny, t, FNy[gi] - PNy[gi], inv) +
+                gNz[gi] * dalpha_v(nz, t, FNz[gi] - PNz[gi], inv);
+          acc[kRecNx] += gNx[gi] * w;
+          acc[kRecNy] += gNy[gi] * w;
+          acc[kRecNz] += gNz[gi] * w;
+        }
+        // render::blend_alpha_vjp on eight lanes
+        const vf gal = (st.ok & ~st.clamped) ? dA : bc(0.f);
+        const vf d_op = st.G * gal;
+        const vf dpow = -op * st.G * gal;
+        const vf d_mx = -dpow * (A * st.dx + B * dyv);
+        const vf d_my = -dpow * (B * st.dx + C * dyv);
+        acc[kRecMx] += d_mx;
+        acc[kRecMy] += d_my;
+        acc[kRecA] += bc(0.5f) * dpow * st.dx * st.dx;
+        acc[kRecB] += dpow * st.dx * dyv;
+        acc[kRecC] += bc(0.5f) * dpow * dyv * dyv;
+        acc[kRecOpacity] += d_op;
+        acc[kRecR] += gR[gi] * w;
+        acc[kRecG] += gG[gi] * w;
+        acc[kRecBlue] += gB[gi] * w;
+        acc[kRecZ] += dz;
+        acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
+        acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
+        T[gi] = st.ok ? st.tn : t;
         row_live[r] -= nstop;
         total -= nstop;
       }
