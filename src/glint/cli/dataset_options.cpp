@@ -18,7 +18,6 @@ void add_dataset_flags(CLI::App& cmd, DatasetFlags& f) {
   cmd.add_option("--background", f.background,
                  "Colour behind transparent pixels: white, black or R,G,B in [0,1] "
                  "(default: white for Blender sets, black otherwise)");
-  cmd.add_option("--seed", f.options.seed, "Seed for random initial points");
 }
 
 DatasetOptions resolve(const DatasetFlags& f) {

@@ -305,14 +305,14 @@ Dataset load_dataset(const std::string& path_in, const DatasetOptions& o) {
   return d;
 }
 
-Image8 Dataset::load_image(const View& v) const {
+Image8 Dataset::load_image(const View& v, bool keep_alpha) const {
   Image8 img = read_image(v.source.path);
   const Intrinsics& k = v.source.lens.k;
   if (img.width != k.width || img.height != k.height)
     throw Error(v.source.path, "image is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
                                    ", expected " + std::to_string(k.width) + "x" + std::to_string(k.height) +
                                    " (did it change since the dataset was loaded?)");
-  img = to_rgb(img, background);
+  img = keep_alpha && (img.channels == 2 || img.channels == 4) ? to_rgba(img) : to_rgb(img, background);
   if (v.undistort) img = undistort_image(img, v.source.lens, v.pinhole);
   return resize_area(img, v.camera.width, v.camera.height);
 }

@@ -48,8 +48,9 @@ struct Dataset {
   double radius = 1;      // 1.1 x the largest distance of a training camera from `center`
 
   // Decoded, composited onto the background, undistorted and resized: RGB, 8-bit, at the
-  // camera's resolution. Throws glint::Error naming the file if it cannot be.
-  Image8 load_image(const View& view) const;
+  // camera's resolution. With keep_alpha, images that have alpha stay RGBA (straight
+  // alpha, for training on random backgrounds). Throws glint::Error naming the file.
+  Image8 load_image(const View& view, bool keep_alpha = false) const;
 };
 
 // Detects the format of `path` (a folder, or a .json camera file) and loads it.

@@ -7,11 +7,14 @@
 namespace glint {
 
 namespace {
-std::size_t image_bytes(const View& v) { return static_cast<std::size_t>(v.camera.width) * v.camera.height * 3; }
+std::size_t image_bytes(const View& v, bool alpha) {
+  return static_cast<std::size_t>(v.camera.width) * v.camera.height * (alpha ? 4 : 3);
+}
 }  // namespace
 
-ImageCache::ImageCache(const Dataset& dataset, const std::vector<View>& views, std::size_t budget_bytes)
-    : dataset_(dataset), views_(views), budget_(budget_bytes), slots_(views.size()), lru_pos_(views.size(), lru_.end()) {}
+ImageCache::ImageCache(const Dataset& dataset, const std::vector<View>& views, std::size_t budget_bytes,
+                       bool keep_alpha)
+    : dataset_(dataset), views_(views), budget_(budget_bytes), keep_alpha_(keep_alpha), slots_(views.size()), lru_pos_(views.size(), lru_.end()) {}
 
 void ImageCache::insert_locked(std::size_t i, std::shared_ptr<const Image8> img) {
   if (slots_[i]) return;  // another thread decoded it first
@@ -40,7 +43,7 @@ std::shared_ptr<const Image8> ImageCache::get(std::size_t i) {
       return slots_[i];
     }
   }
-  auto img = std::make_shared<const Image8>(dataset_.load_image(views_[i]));
+  auto img = std::make_shared<const Image8>(dataset_.load_image(views_[i], keep_alpha_));
   std::lock_guard<std::mutex> lock(mutex_);
   insert_locked(i, img);
   return img;
@@ -48,7 +51,7 @@ std::shared_ptr<const Image8> ImageCache::get(std::size_t i) {
 
 bool ImageCache::preload_if_fits() {
   std::size_t total = 0;
-  for (const View& v : views_) total += image_bytes(v);
+  for (const View& v : views_) total += image_bytes(v, keep_alpha_);
   if (total > budget_) return false;
   std::vector<std::string> errors(views_.size());
 #pragma omp parallel for schedule(dynamic)

@@ -16,7 +16,8 @@ namespace glint {
 class ImageCache {
  public:
   // `views` must outlive the cache. Budget in bytes of decoded pixels.
-  ImageCache(const Dataset& dataset, const std::vector<View>& views, std::size_t budget_bytes);
+  ImageCache(const Dataset& dataset, const std::vector<View>& views, std::size_t budget_bytes,
+             bool keep_alpha = false);
 
   // Image of views[i]; thread-safe. Throws glint::Error if the file cannot be loaded.
   std::shared_ptr<const Image8> get(std::size_t i);
@@ -35,6 +36,7 @@ class ImageCache {
   const Dataset& dataset_;
   const std::vector<View>& views_;
   std::size_t budget_;
+  bool keep_alpha_;
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<const Image8>> slots_;
   std::list<std::size_t> lru_;  // front = most recently used

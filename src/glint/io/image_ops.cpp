@@ -88,6 +88,37 @@ Image8 to_rgb(const Image8& src, const std::array<float, 3>& background) {
   return out;
 }
 
+Image8 to_rgba(const Image8& src) {
+  if (src.channels == 4) return src;
+  Image8 out;
+  out.width = src.width;
+  out.height = src.height;
+  out.channels = 4;
+  const std::size_t n = static_cast<std::size_t>(src.width) * src.height;
+  out.data.resize(n * 4);
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint8_t* in = &src.data[p * src.channels];
+    bool grey = src.channels <= 2;
+    for (int c = 0; c < 3; ++c) out.data[p * 4 + c] = in[grey ? 0 : c];
+    out.data[p * 4 + 3] = (src.channels == 2) ? in[1] : 255;
+  }
+  return out;
+}
+
+ImageF composite_float(const Image8& src, const std::array<float, 3>& background) {
+  ImageF out(src.width, src.height, 3);
+  const std::size_t n = static_cast<std::size_t>(src.width) * src.height;
+  const bool alpha = src.channels == 4 || src.channels == 2;
+  const bool grey = src.channels <= 2;
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint8_t* in = &src.data[p * src.channels];
+    float a = alpha ? in[src.channels - 1] * (1.f / 255.f) : 1.f;
+    for (int c = 0; c < 3; ++c)
+      out.data[p * 3 + c] = in[grey ? 0 : c] * (1.f / 255.f) * a + background[static_cast<std::size_t>(c)] * (1.f - a);
+  }
+  return out;
+}
+
 }  // namespace glint
 
 namespace glint {

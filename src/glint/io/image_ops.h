@@ -14,6 +14,12 @@ Image8 resize_area(const Image8& src, int width, int height);
 // given in [0,1]; grey becomes RGB. RGB input is returned unchanged.
 Image8 to_rgb(const Image8& src, const std::array<float, 3>& background);
 
+// Grey+alpha or RGBA as RGBA (straight alpha kept).
+Image8 to_rgba(const Image8& src);
+
+// Straight-alpha RGBA over a background colour, as floats in [0,1] (RGB input: converted).
+ImageF composite_float(const Image8& src, const std::array<float, 3>& background);
+
 }  // namespace glint
 
 namespace glint {

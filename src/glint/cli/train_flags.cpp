@@ -1,0 +1,60 @@
+#include <map>
+
+#include "glint/cli/train_run.h"
+
+namespace glint::cli {
+
+void add_train_flags(CLI::App& cmd, TrainArgs& a) {
+  TrainOptions& t = a.train;
+  auto* g = "Training";
+  cmd.add_option("--steps", t.steps, "Training steps")->check(CLI::PositiveNumber)->group(g);
+  cmd.add_option("--seed", t.seed, "Seed of every random choice (same seed, same result)")->group(g);
+  static std::map<std::string, Strategy> strategies{{"adc", Strategy::kAdc}, {"mcmc", Strategy::kMcmc}};
+  cmd.add_option("--strategy", t.strategy, "Densification: adc (3DGS clone/split/prune) or mcmc (3DGS-MCMC)")
+      ->transform(CLI::CheckedTransformer(strategies, CLI::ignore_case))
+      ->group(g);
+  cmd.add_option("--max-splats", t.mcmc.max_splats, "Hard splat budget of --strategy mcmc")->group(g);
+  cmd.add_option("--sh-degree", t.max_sh_degree, "Highest SH degree")->check(CLI::Range(0, 3))->group(g);
+  cmd.add_option("--sh-degree-every", t.sh_degree_every, "Steps between SH degree increases")
+      ->check(CLI::PositiveNumber)->group(g);
+  cmd.add_option("--lambda-dssim", t.loss.lambda_dssim, "Weight of 1-SSIM in the loss")->check(CLI::Range(0.0, 1.0))->group(g);
+  cmd.add_flag("--selective-adam", t.selective_adam, "Update only the splats seen in each step")->group(g);
+  cmd.add_flag("--random-background", t.random_background, "Random background colour behind every training render")->group(g);
+  cmd.add_flag("--antialiased", t.antialiased, "Mip-Splatting 2D filter")->group(g);
+  cmd.add_option("--coarse-to-fine", t.coarse_to_fine,
+                 "Train the first N steps at reduced resolution (1/4, then 1/2 after N/2)")->group(g);
+  cmd.add_option("--init-opacity", t.init.opacity, "Opacity of the initial splats")->check(CLI::Range(0.001, 0.999))->group(g);
+
+  auto* lr = "Learning rates";
+  cmd.add_option("--lr-means", t.lr.means_init, "Position lr at the start (x scene radius)")->group(lr);
+  cmd.add_option("--lr-means-final", t.lr.means_final, "Position lr at the end (x scene radius)")->group(lr);
+  cmd.add_option("--lr-scales", t.lr.log_scales, "Log-scale lr")->group(lr);
+  cmd.add_option("--lr-quats", t.lr.quats, "Rotation lr")->group(lr);
+  cmd.add_option("--lr-opacity", t.lr.opacity_logits, "Opacity lr")->group(lr);
+  cmd.add_option("--lr-sh-dc", t.lr.sh_dc, "SH DC lr")->group(lr);
+  cmd.add_option("--lr-sh-rest", t.lr.sh_rest, "SH rest lr")->group(lr);
+
+  auto* d = "Densification (adc)";
+  cmd.add_option("--densify-from", t.densify.densify_from, "First step of densification")->group(d);
+  cmd.add_option("--densify-until", t.densify.densify_until, "Last step of densification")->group(d);
+  cmd.add_option("--densify-every", t.densify.densify_every, "Steps between densifications")->check(CLI::PositiveNumber)->group(d);
+  cmd.add_option("--densify-grad", t.densify.grad_threshold, "View-space gradient threshold")->group(d);
+  cmd.add_option("--percent-dense", t.densify.percent_dense, "Clone/split boundary (fraction of scene radius)")->group(d);
+  cmd.add_option("--min-opacity", t.densify.min_opacity, "Prune splats below this opacity")->group(d);
+  cmd.add_option("--opacity-reset-every", t.densify.opacity_reset_every, "Steps between opacity resets")
+      ->check(CLI::PositiveNumber)->group(d);
+
+  auto* o = "Output";
+  cmd.add_option("--eval-every", a.eval_every, "Test PSNR every N steps (0: start and end only)")->group(o);
+  cmd.add_option("--save-every", a.save_every, "Write a checkpoint every N steps")->group(o);
+  cmd.add_flag("--resume", a.resume, "Continue from <output>/checkpoint.glintckp")->group(o);
+  cmd.add_option("--resume-from", a.resume_from, "Continue from this checkpoint file")->group(o);
+  cmd.add_flag("--save-renders", a.save_renders, "Write the test renders as PNG to <output>/renders")->group(o);
+  cmd.add_flag("--splat", a.write_splat, "Also write scene.splat")->group(o);
+  cmd.add_flag("-f,--force", a.force, "Overwrite results already in the output folder")->group(o);
+  cmd.add_option("--image-cache-mb", a.image_cache_mb, "Memory for decoded training images")->group(o);
+  cmd.add_flag("-q,--quiet", a.quiet, "No progress bar")->group(o);
+  add_dataset_flags(cmd, a.data);
+}
+
+}  // namespace glint::cli

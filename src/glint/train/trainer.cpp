@@ -1,0 +1,174 @@
+#include "glint/train/trainer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "glint/core/error.h"
+#include "glint/io/image_ops.h"
+
+namespace glint {
+
+std::string TrainOptions::to_json() const {
+  nlohmann::json j;
+  j["steps"] = steps;  // informational: a resumed run may extend the step count
+  j["seed"] = seed;
+  j["strategy"] = strategy == Strategy::kAdc ? "adc" : "mcmc";
+  j["lambda_dssim"] = loss.lambda_dssim;
+  j["lr"] = {lr.means_init, lr.means_final, lr.position_max_steps, lr.log_scales, lr.quats, lr.opacity_logits,
+             lr.sh_dc, lr.sh_rest};
+  const DensifyOptions& d = densify;
+  j["densify"] = {d.densify_from, d.densify_until, d.densify_every, d.grad_threshold, d.percent_dense,
+                  d.split_count, d.split_scale_divisor, d.min_opacity, d.max_screen_radius, d.max_world_scale,
+                  d.opacity_reset_every, d.opacity_reset_value, d.white_background};
+  const McmcOptions& m = mcmc;
+  j["mcmc"] = {m.refine_from, m.refine_until, m.refine_every, m.min_opacity, m.growth, m.max_splats,
+               m.noise_lr, m.noise_k, m.noise_t, m.opacity_reg, m.scale_reg};
+  j["sh"] = {sh_degree_every, max_sh_degree};
+  j["selective_adam"] = selective_adam;
+  j["random_background"] = random_background;
+  j["antialiased"] = antialiased;
+  j["coarse_to_fine"] = coarse_to_fine;
+  return j.dump();
+}
+
+Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache)
+    : dataset_(dataset),
+      options_(options),
+      backend_(backend),
+      cache_(cache),
+      set_(init_from_points(dataset.points, options.init)),
+      rng_(options.seed) {
+  if (dataset.train.empty()) throw Error(dataset.root, "no training views");
+  means_lr_ = position_lr_schedule(options_.lr, dataset.radius);
+}
+
+void Trainer::restore(TrainCheckpoint ckp, const std::string& what) {
+  nlohmann::json saved = nlohmann::json::parse(ckp.options_json, nullptr, false);
+  nlohmann::json now = nlohmann::json::parse(options_.to_json());
+  if (saved.is_discarded()) throw Error(what, "checkpoint options are not valid JSON");
+  saved.erase("steps");
+  now.erase("steps");
+  if (saved != now)
+    throw Error(what, "checkpoint was written with different training options; resume with the same flags "
+                      "(saved: " + saved.dump() + ")");
+  set_ = std::move(ckp.splats);
+  rng_ = ckp.rng;
+  step_ = ckp.step;
+}
+
+TrainCheckpoint Trainer::checkpoint() const { return TrainCheckpoint{step_, set_, rng_, options_.to_json()}; }
+
+int Trainer::active_sh_degree() const {
+  return sh_degree_at(std::max(1L, step_), options_.sh_degree_every, options_.max_sh_degree);
+}
+
+// The view of each step: a fresh permutation of the training views every epoch, drawn from
+// (seed, epoch) alone so that it needs no state in the checkpoint.
+std::size_t Trainer::view_for_step(long step) const {
+  const std::size_t n = dataset_.train.size();
+  const std::uint64_t epoch = static_cast<std::uint64_t>(step - 1) / n;
+  const std::size_t pos = static_cast<std::size_t>(step - 1) % n;
+  Rng r(options_.seed * 0x9E3779B97F4A7C15ull + epoch + 1);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[r.below(i)]);
+  return order[pos];
+}
+
+void Trainer::check_finite(long step, double loss) const {
+  if (!std::isfinite(loss)) throw Error("step " + std::to_string(step) + ": the loss is not finite");
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const std::vector<float>& p = set_.param(g);
+    bool bad = false;
+#pragma omp parallel for reduction(|| : bad) schedule(static)
+    for (long i = 0; i < static_cast<long>(p.size()); ++i) bad = bad || !std::isfinite(p[static_cast<std::size_t>(i)]);
+    if (bad)
+      throw Error("step " + std::to_string(step) + ": parameter tensor '" + kParamGroupNames[static_cast<std::size_t>(g)] +
+                  "' has non-finite values");
+  }
+}
+
+StepResult Trainer::step() {
+  const long step = step_ + 1;
+  const View& view = dataset_.train[view_for_step(step)];
+  std::shared_ptr<const Image8> image = cache_.get(static_cast<std::size_t>(&view - dataset_.train.data()));
+
+  // Coarse-to-fine: render and compare at 1/4, then 1/2 resolution early on.
+  Camera cam = view.camera;
+  int factor = 1;
+  if (options_.coarse_to_fine > 0 && step <= options_.coarse_to_fine) factor = step <= options_.coarse_to_fine / 2 ? 4 : 2;
+  const Image8* src = image.get();
+  Image8 small;
+  if (factor > 1) {
+    int w = std::max(1, cam.width / factor), h = std::max(1, cam.height / factor);
+    double sx = static_cast<double>(w) / cam.width, sy = static_cast<double>(h) / cam.height;
+    cam.width = w;
+    cam.height = h;
+    cam.fx *= sx;
+    cam.fy *= sy;
+    cam.cx *= sx;
+    cam.cy *= sy;
+    small = resize_area(*image, w, h);
+    src = &small;
+  }
+
+  std::array<float, 3> bg = dataset_.background;
+  if (options_.random_background)
+    for (float& c : bg) c = static_cast<float>(rng_.uniform());
+  ImageF target = composite_float(*src, bg);
+
+  RenderSettings rs;
+  for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
+  rs.sh_degree = sh_degree_at(step, options_.sh_degree_every, options_.max_sh_degree);
+  rs.want_alpha = false;
+  rs.antialiased = options_.antialiased;
+  RenderOutput out = backend_.forward(set_.model, cam, rs);
+
+  ImageF d_rgb;
+  LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss);
+  RenderGradIn gin;
+  gin.d_rgb = d_rgb.data.data();
+  backend_.backward(set_.model, cam, rs, out, gin, grad_);
+
+  double total = loss.total;
+  if (options_.strategy == Strategy::kMcmc)
+    total += mcmc_regularizer(set_.model, options_.mcmc, grad_.opacity_logits.data(), grad_.log_scales.data());
+
+  const std::size_t n = set_.size();
+  std::vector<float> radii(n);
+  std::vector<std::uint8_t> visible(n);
+  std::size_t num_visible = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    radii[i] = static_cast<float>(out.radii[i]);
+    visible[i] = out.radii[i] > 0;
+    num_visible += visible[i];
+  }
+  if (options_.strategy == Strategy::kAdc)
+    accumulate_densify_stats(set_, step, options_.densify, grad_.mean2d, radii, cam.width, cam.height);
+
+  const float means_lr = static_cast<float>(means_lr_(step));
+  GroupRates rates = {means_lr,
+                      static_cast<float>(options_.lr.log_scales),
+                      static_cast<float>(options_.lr.quats),
+                      static_cast<float>(options_.lr.opacity_logits),
+                      static_cast<float>(options_.lr.sh_dc),
+                      static_cast<float>(options_.lr.sh_rest)};
+  GroupGrads grads = {grad_.means.data(),          grad_.log_scales.data(), grad_.quats.data(),
+                      grad_.opacity_logits.data(), grad_.sh_dc.data(),      grad_.sh_rest.data()};
+  set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr);
+
+  if (options_.strategy == Strategy::kAdc) {
+    DensifyOptions d = options_.densify;
+    densify_step(set_, step, dataset_.radius, d, rng_);
+  } else {
+    mcmc_add_noise(set_, means_lr, options_.mcmc, rng_);
+    mcmc_step(set_, step, options_.mcmc, rng_);
+  }
+  step_ = step;
+  check_finite(step, total);
+  return StepResult{step, total, set_.size(), num_visible};
+}
+
+}  // namespace glint

@@ -1,0 +1,86 @@
+#pragma once
+// The 3DGS training loop: one step = pick a view, render, loss, backward, densification
+// statistics, Adam, then density control (ADC or MCMC). Everything random comes from one
+// RNG saved in checkpoints and the view order is a pure function of (seed, epoch), so a
+// resumed run is bit-identical to an uninterrupted one.
+#include <cstdint>
+#include <string>
+
+#include "glint/backend/backend.h"
+#include "glint/io/dataset.h"
+#include "glint/io/image_cache.h"
+#include "glint/train/checkpoint.h"
+#include "glint/train/densify.h"
+#include "glint/train/init.h"
+#include "glint/train/loss.h"
+#include "glint/train/mcmc.h"
+#include "glint/train/rng.h"
+#include "glint/train/schedule.h"
+#include "glint/train/splat_set.h"
+
+namespace glint {
+
+enum class Strategy { kAdc, kMcmc };
+
+struct TrainOptions {
+  long steps = 30000;
+  std::uint64_t seed = 0;
+  Strategy strategy = Strategy::kAdc;
+  LossOptions loss;
+  LearningRates lr;
+  DensifyOptions densify;
+  McmcOptions mcmc;
+  InitOptions init;
+  long sh_degree_every = 1000;
+  int max_sh_degree = 3;
+  bool selective_adam = false;     // update only the splats seen in the step
+  bool random_background = false;  // a random colour behind every training render
+  bool antialiased = false;        // Mip-Splatting 2D filter
+  long coarse_to_fine = 0;         // steps at reduced resolution: 1/4 for the first half, 1/2 after
+
+  // What a resumed run must agree on (everything that changes the result).
+  std::string to_json() const;
+};
+
+struct StepResult {
+  long step = 0;
+  double loss = 0;
+  std::size_t splats = 0;
+  std::size_t visible = 0;
+};
+
+class Trainer {
+ public:
+  // `cache` serves the images of dataset.train.
+  Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache);
+
+  // Continues from a checkpoint; throws glint::Error naming `what` when it was written
+  // with other options.
+  void restore(TrainCheckpoint checkpoint, const std::string& what);
+  TrainCheckpoint checkpoint() const;
+
+  // Runs step current_step()+1. Throws glint::Error naming the step and the tensor when
+  // the loss or a parameter stops being finite (the model then holds the bad values).
+  StepResult step();
+
+  long current_step() const { return step_; }
+  const GaussianModel& model() const { return set_.model; }
+  int active_sh_degree() const;
+  const std::array<float, 3>& background() const { return dataset_.background; }
+
+ private:
+  std::size_t view_for_step(long step) const;
+  void check_finite(long step, double loss) const;
+
+  const Dataset& dataset_;
+  TrainOptions options_;
+  Backend& backend_;
+  ImageCache& cache_;
+  SplatSet set_;
+  Rng rng_;
+  long step_ = 0;
+  ModelGrad grad_;
+  ExpLrSchedule means_lr_;
+};
+
+}  // namespace glint
