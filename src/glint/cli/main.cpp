@@ -10,8 +10,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   glint::cli::add_info(app);
   glint::cli::add_convert(app);
+  glint::cli::add_train(app);
+  glint::cli::add_eval(app);
+  glint::cli::add_render(app);
+  glint::cli::add_demo(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command that already reported its outcome
   } catch (const CLI::ParseError& e) {
     // CLI11 prints help/version itself; usage errors exit 2 like every other bad input.
     int code = app.exit(e);

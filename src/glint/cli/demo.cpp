@@ -1,0 +1,43 @@
+#include <filesystem>
+#include <memory>
+
+#include "glint/cli/commands.h"
+#include "glint/cli/train_run.h"
+#include "glint/core/error.h"
+
+namespace glint::cli {
+
+namespace {
+
+// The bundled scene: next to the sources when run from a build tree, else ./data/demo.
+std::string demo_data() {
+  for (const std::string& p : {std::string(GLINT_DEMO_DATA), std::string("data/demo")})
+    if (std::filesystem::exists(p + "/transforms_train.json")) return p;
+  throw Error("data/demo", "bundled demo scene not found (run from the repository root or pass --data)");
+}
+
+}  // namespace
+
+void add_demo(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  args->out = "out/demo";
+  args->train.steps = 3000;
+  args->save_renders = true;
+  args->eval_every = 500;
+  std::string data;
+  auto data_ptr = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand("demo", "Train on the bundled demo scene (data/demo) and evaluate it");
+  sub->add_option("-o,--output", args->out, "Output folder")->capture_default_str();
+  sub->add_option("--data", *data_ptr, "Demo scene folder (default: the bundled data/demo)");
+  sub->add_option("--steps", args->train.steps, "Training steps")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_flag("-f,--force", args->force, "Overwrite a previous demo's results");
+  sub->add_flag("-q,--quiet", args->quiet, "No progress bar");
+  sub->callback([args, data_ptr] {
+    TrainArgs a = *args;
+    a.dataset = data_ptr->empty() ? demo_data() : *data_ptr;
+    int code = run_training(a);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace glint::cli

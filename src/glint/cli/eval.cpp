@@ -1,0 +1,74 @@
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "glint/backend/backend.h"
+#include "glint/cli/commands.h"
+#include "glint/cli/dataset_options.h"
+#include "glint/cli/progress.h"
+#include "glint/core/error.h"
+#include "glint/io/atomic_file.h"
+#include "glint/io/model_file.h"
+#include "glint/train/evaluate.h"
+
+namespace glint::cli {
+
+void add_eval(CLI::App& app) {
+  struct Args {
+    std::string model, dataset, json, split = "test";
+    DatasetFlags flags;
+    int sh_degree = -1;
+    bool antialiased = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* sub = app.add_subcommand("eval", "PSNR and SSIM of a splat file on a dataset's held-out views");
+  sub->add_option("model", a->model, "Splat file (.ply / .splat), from Glint or any graphdeco-style trainer")->required();
+  sub->add_option("dataset", a->dataset, "Dataset folder or transforms .json")->required();
+  sub->add_option("--split", a->split, "Split to evaluate: test or train")->check(CLI::IsMember({"test", "train"}));
+  sub->add_option("--json", a->json, "Also write the scores as JSON to this file ('-' for stdout)");
+  sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
+  sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
+  add_dataset_flags(*sub, a->flags);
+  sub->callback([a] {
+    GaussianModel model = load_model(a->model);
+    Dataset data = load_dataset(a->dataset, resolve(a->flags));
+    const std::vector<View>& views = a->split == "test" ? data.test : data.train;
+    if (views.empty()) throw Error(a->dataset, "the " + a->split + " split is empty (see --test-every)");
+    ImageCache images(data, views, std::size_t{1} << 30);
+    auto backend = make_cpu_backend();
+    RenderSettings rs;
+    for (int c = 0; c < 3; ++c) rs.background[c] = data.background[static_cast<std::size_t>(c)];
+    rs.want_alpha = false;
+    rs.sh_degree = a->sh_degree;
+    rs.antialiased = a->antialiased;
+    Progress progress("eval", static_cast<long>(views.size()));
+    EvalReport r = evaluate(model, views, images, *backend, rs, [&](std::size_t i, const ViewScore&, const ImageF&) {
+      progress.update(static_cast<long>(i + 1));
+    });
+    progress.finish();
+    const bool json_stdout = a->json == "-";
+    if (!json_stdout) {
+      std::printf("%-32s %9s %8s %10s\n", "view", "PSNR(dB)", "SSIM", "render ms");
+      for (const auto& v : r.views)
+        std::printf("%-32s %9.3f %8.4f %10.1f\n", v.name.c_str(), v.psnr, v.ssim, v.render_ms);
+      std::printf("%-32s %9.3f %8.4f\n", ("mean of " + std::to_string(r.views.size())).c_str(), r.mean_psnr,
+                  r.mean_ssim);
+    }
+    if (!a->json.empty()) {
+      nlohmann::json j;
+      j["model"] = a->model;
+      j["dataset"] = data.root;
+      j["split"] = a->split;
+      j["splats"] = model.size();
+      j["mean_psnr"] = r.mean_psnr;
+      j["mean_ssim"] = r.mean_ssim;
+      for (const auto& v : r.views) j["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+      if (json_stdout)
+        std::printf("%s\n", j.dump(2).c_str());
+      else
+        write_file_atomic(a->json, j.dump(2) + "\n");
+    }
+  });
+}
+
+}  // namespace glint::cli
