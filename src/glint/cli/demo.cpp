@@ -35,6 +35,7 @@ void add_demo(CLI::App& app) {
   sub->callback([args, data_ptr] {
     TrainArgs a = *args;
     a.dataset = data_ptr->empty() ? demo_data() : *data_ptr;
+    a.schedule_steps = a.train.steps;
     int code = run_training(a);
     if (code != 0) throw CLI::RuntimeError(code);
   });

@@ -8,6 +8,10 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   TrainOptions& t = a.train;
   auto* g = "Training";
   cmd.add_option("--steps", t.steps, "Training steps")->check(CLI::PositiveNumber)->group(g);
+  cmd.add_option("--schedule-steps", a.schedule_steps,
+                 "Run length the schedule is laid out for: position lr decays over it, densification stops "
+                 "at half of it (3DGS: 30000). Set it to --steps for short runs")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group(g);
   cmd.add_option("--seed", t.seed, "Seed of every random choice (same seed, same result)")->group(g);
   static std::map<std::string, Strategy> strategies{{"adc", Strategy::kAdc}, {"mcmc", Strategy::kMcmc}};
   cmd.add_option("--strategy", t.strategy, "Densification: adc (3DGS clone/split/prune) or mcmc (3DGS-MCMC)")

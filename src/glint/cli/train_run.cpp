@@ -52,6 +52,13 @@ nlohmann::json report_json(const EvalReport& r) {
 int run_training(TrainArgs a) {
   using clock = std::chrono::steady_clock;
   const auto t_start = clock::now();
+  // From the start: a Ctrl-C while loading must not be lost (shells start background jobs
+  // with SIGINT ignored, and the flag is checked before the first step).
+  g_interrupted = false;
+  struct RestoreSignal {
+    void (*old)(int);
+    ~RestoreSignal() { std::signal(SIGINT, old); }
+  } restore_signal{std::signal(SIGINT, on_sigint)};
   DatasetOptions dopt = resolve(a.data);
   dopt.seed = a.train.seed;
   if (a.out.empty()) a.out = (fs::path("out") / fs::path(a.dataset).lexically_normal().filename()).string();
@@ -61,7 +68,16 @@ int run_training(TrainArgs a) {
 
   Dataset data = load_dataset(a.dataset, dopt);
   a.train.densify.white_background = data.background == std::array<float, 3>{1, 1, 1};
-  if (a.train.lr.position_max_steps == LearningRates{}.position_max_steps) a.train.lr.position_max_steps = a.train.steps;
+  // The 3DGS schedule is written for 30000 steps; --schedule-steps S keeps its proportions
+  // for other run lengths: positions decay over S steps, densification (and its opacity
+  // resets) stops at S/2. It does not follow --steps, so that running N steps and resuming
+  // to N+M gives exactly the run of N+M steps.
+  const long S = a.schedule_steps;
+  if (a.train.lr.position_max_steps == LearningRates{}.position_max_steps) a.train.lr.position_max_steps = S;
+  if (a.train.densify.densify_until == DensifyOptions{}.densify_until)
+    a.train.densify.densify_until = std::min<long>(a.train.densify.densify_until, S / 2);
+  if (a.train.mcmc.refine_until == McmcOptions{}.refine_until)
+    a.train.mcmc.refine_until = std::min<long>(a.train.mcmc.refine_until, S * 5 / 6);
   if (!a.quiet)
     std::fprintf(stderr, "dataset: %s, %zu train / %zu test views, %dx%d, %zu initial points%s\n",
                  format_name(data.format), data.train.size(), data.test.size(), data.train[0].camera.width,
@@ -97,32 +113,25 @@ int run_training(TrainArgs a) {
   }
 
   auto save_ckpt = [&] { save_checkpoint(ckpt_path, trainer.checkpoint()); };
-  g_interrupted = false;
-  auto old_handler = std::signal(SIGINT, on_sigint);
   Progress progress("train", a.train.steps);
   const long first_step = trainer.current_step();
   double last_test_psnr = first_psnr;
   bool interrupted = false;
   StepResult r;
   const auto t_loop = clock::now();
-  try {
-    while (trainer.current_step() < a.train.steps) {
-      if (g_interrupted) {
-        interrupted = true;
-        break;
-      }
-      r = trainer.step();
-      if (a.eval_every > 0 && r.step % a.eval_every == 0 && !data.test.empty()) last_test_psnr = eval_now().mean_psnr;
-      if (a.save_every > 0 && r.step % a.save_every == 0) save_ckpt();
-      if (!a.quiet)
-        progress.update(r.step, "loss " + fmt("%.4f", r.loss) + "  splats " + std::to_string(r.splats) +
-                                    (data.test.empty() ? "" : "  test " + fmt("%.2f dB", last_test_psnr)));
+  // A failing step throws out of here; the last good checkpoint (if any) stays as it was.
+  while (trainer.current_step() < a.train.steps) {
+    if (g_interrupted) {
+      interrupted = true;
+      break;
     }
-  } catch (...) {
-    std::signal(SIGINT, old_handler);
-    throw;  // the last good checkpoint (if any) is left as it was
+    r = trainer.step();
+    if (a.eval_every > 0 && r.step % a.eval_every == 0 && !data.test.empty()) last_test_psnr = eval_now().mean_psnr;
+    if (a.save_every > 0 && r.step % a.save_every == 0) save_ckpt();
+    if (!a.quiet)
+      progress.update(r.step, "loss " + fmt("%.4f", r.loss) + "  splats " + std::to_string(r.splats) +
+                                  (data.test.empty() ? "" : "  test " + fmt("%.2f dB", last_test_psnr)));
   }
-  std::signal(SIGINT, old_handler);
   const double loop_s = std::chrono::duration<double>(clock::now() - t_loop).count();
   if (!a.quiet) progress.finish("loss " + fmt("%.4f", r.loss) + "  splats " + std::to_string(trainer.model().size()));
 

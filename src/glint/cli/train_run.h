@@ -14,6 +14,7 @@ struct TrainArgs {
   std::string out;
   DatasetFlags data;
   TrainOptions train;
+  long schedule_steps = 30000;  // length the LR / densification schedule is laid out for
   long eval_every = 0;  // test PSNR every N steps (0: only at the start and the end)
   long save_every = 0;  // checkpoint every N steps
   bool resume = false;

@@ -1,0 +1,155 @@
+// The training loop end to end: PSNR rises far above the first render, resume is exact,
+// bad states stop with a clear message, Ctrl-C leaves a resumable checkpoint.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "glint/backend/backend.h"
+#include "glint/core/error.h"
+#include "glint/io/dataset.h"
+#include "glint/io/image_cache.h"
+#include "glint/train/checkpoint.h"
+#include "glint/train/trainer.h"
+#include "test_support.h"
+
+using namespace glint;
+using namespace glint::test;
+
+namespace {
+
+const std::string kDemo = std::string(GLINT_SOURCE_DIR) + "/data/demo";
+
+nlohmann::json read_eval(const TempDir& d) { return nlohmann::json::parse(read_file(d.str("out/eval.json"))); }
+
+void expect_same_model(const GaussianModel& a, const GaussianModel& b) {
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(a.means, b.means);
+  EXPECT_EQ(a.log_scales, b.log_scales);
+  EXPECT_EQ(a.quats, b.quats);
+  EXPECT_EQ(a.opacity_logits, b.opacity_logits);
+  EXPECT_EQ(a.sh_dc, b.sh_dc);
+  EXPECT_EQ(a.sh_rest, b.sh_rest);
+}
+
+// A small but complete run: densification, an opacity reset and SH degree 1 all happen.
+TrainOptions quick_options(Strategy s) {
+  TrainOptions o;
+  o.steps = 40;
+  o.seed = 7;
+  o.strategy = s;
+  o.densify.densify_from = 10;
+  o.densify.densify_every = 10;
+  o.densify.opacity_reset_every = 20;
+  o.densify.grad_threshold = 1e-5f;
+  o.mcmc.refine_from = 10;
+  o.mcmc.refine_every = 10;
+  o.mcmc.max_splats = 6000;
+  o.sh_degree_every = 15;
+  return o;
+}
+
+void check_exact_resume(Strategy s) {
+  DatasetOptions dopt;
+  dopt.downscale = 4;  // 50x50 keeps the test fast
+  Dataset data = load_dataset(kDemo, dopt);
+  ImageCache images(data, data.train, std::size_t{256} << 20);
+  auto backend = make_cpu_backend();
+  TrainOptions o = quick_options(s);
+
+  Trainer straight(data, o, *backend, images);
+  while (straight.current_step() < o.steps) straight.step();
+
+  Trainer first(data, o, *backend, images);
+  while (first.current_step() < 23) first.step();
+  std::string bytes = serialize_checkpoint(first.checkpoint());
+  Trainer second(data, o, *backend, images);
+  second.restore(parse_checkpoint(bytes, "ckpt"), "ckpt");
+  EXPECT_EQ(second.current_step(), 23);
+  while (second.current_step() < o.steps) second.step();
+  expect_same_model(straight.model(), second.model());
+}
+
+}  // namespace
+
+TEST(TrainE2E, ResumeIsBitIdenticalAdc) { check_exact_resume(Strategy::kAdc); }
+TEST(TrainE2E, ResumeIsBitIdenticalMcmc) { check_exact_resume(Strategy::kMcmc); }
+
+TEST(TrainE2E, ResumeRejectsOtherOptions) {
+  DatasetOptions dopt;
+  dopt.downscale = 4;
+  Dataset data = load_dataset(kDemo, dopt);
+  ImageCache images(data, data.train, std::size_t{256} << 20);
+  auto backend = make_cpu_backend();
+  TrainOptions o = quick_options(Strategy::kAdc);
+  Trainer a(data, o, *backend, images);
+  a.step();
+  o.loss.lambda_dssim = 0.5f;
+  Trainer b(data, o, *backend, images);
+  EXPECT_THROW(b.restore(a.checkpoint(), "ckpt"), Error);
+}
+
+TEST(TrainE2E, DemoSceneLearns) {
+  TempDir d;
+  CommandResult r = run_glint("train '" + kDemo + "' -o '" + d.str("out") + "' --steps 400 --downscale 2 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = read_eval(d);
+  double first = j["initial_test_psnr"], last = j["test"]["mean_psnr"];
+  EXPECT_GT(last, first + 5.0) << "first " << first << " last " << last;
+  EXPECT_EQ(j["test"]["views"].size(), 8u);
+  for (const char* f : {"scene.ply", "cameras.json", "eval.json"}) EXPECT_TRUE(std::filesystem::exists(d.str("out/") + f));
+}
+
+TEST(TrainE2E, ShapesLearns) {
+  GLINT_REQUIRE_SHARED(shapes, "shapes");
+  TempDir d;
+  CommandResult r = run_glint("train '" + shapes + "' -o '" + d.str("out") + "' --steps 400 -q --save-renders");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = read_eval(d);
+  double first = j["initial_test_psnr"], last = j["test"]["mean_psnr"];
+  EXPECT_GT(last, first + 4.0) << "first " << first << " last " << last;
+  EXPECT_TRUE(std::filesystem::exists(d.str("out/renders/r_0.png")));
+}
+
+TEST(TrainE2E, CliResumeMatchesStraightRun) {
+  TempDir d;
+  const std::string common = " --downscale 4 --seed 3 --densify-from 10 --densify-every 10 -q ";
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("a") + "' --steps 30" + common).exit_code, 0);
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("b") + "' --steps 18 --save-every 9" + common).exit_code, 0);
+  CommandResult r = run_glint("train '" + kDemo + "' -o '" + d.str("b") + "' --steps 30 --resume" + common);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(d.str("a/scene.ply")), read_file(d.str("b/scene.ply")));
+}
+
+TEST(TrainE2E, RefusesToOverwriteResults) {
+  TempDir d;
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("o") + "' --steps 2 --downscale 4 -q").exit_code, 0);
+  CommandResult r = run_glint("train '" + kDemo + "' -o '" + d.str("o") + "' --steps 2 --downscale 4 -q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+}
+
+TEST(TrainE2E, NonFiniteParameterStopsWithStepAndTensor) {
+  TempDir d;
+  CommandResult r =
+      run_glint("train '" + kDemo + "' -o '" + d.str("o") + "' --steps 5 --downscale 4 -q --lr-means 1e39");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("step 1: parameter tensor 'means' has non-finite values"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(d.str("o/scene.ply")));
+}
+
+TEST(TrainE2E, InterruptWritesResumableCheckpoint) {
+  TempDir d;
+  // A real Ctrl-C: SIGINT to a training run in progress (bounded: it is killed after 60 s).
+  write_file(d.str("run.sh"), std::string(GLINT_EXE) + " train '" + kDemo + "' -o '" + d.str("o") +
+                                  "' --steps 100000 --downscale 4 -q >/dev/null 2>'" + d.str("err.txt") +
+                                  "' &\npid=$!\nsleep 3\nkill -INT $pid\n"
+                                  "( sleep 60; kill -KILL $pid 2>/dev/null ) >/dev/null 2>&1 &\nwatchdog=$!\nwait $pid\n"
+                                  "echo $? >'" + d.str("rc.txt") + "'\nkill $watchdog 2>/dev/null\n");
+  ASSERT_EQ(std::system(("bash '" + d.str("run.sh") + "'").c_str()), 0);
+  EXPECT_EQ(read_file(d.str("rc.txt")), "130\n") << read_file(d.str("err.txt"));
+  EXPECT_TRUE(std::filesystem::exists(d.str("o/checkpoint.glintckp")));
+  EXPECT_TRUE(std::filesystem::exists(d.str("o/scene.ply")));
+  TrainCheckpoint c = load_checkpoint(d.str("o/checkpoint.glintckp"));
+  EXPECT_GT(c.step, 0);
+}
