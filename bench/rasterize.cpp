@@ -1,0 +1,159 @@
+// CPU rasterizer benchmark: forward and forward+backward on a lego-like synthetic scene
+// (splats on the faces of a few boxes inside radius ~1.3, seen from radius 4), printing a
+// stable table: ms per frame (median of repeats), blend steps per second, peak RSS.
+//   bench_rasterize [--threads N] [--repeats R] [--quick]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "glint/backend/backend.h"
+#include "glint/core/math.h"
+
+using namespace glint;
+
+namespace {
+
+struct Box {
+  Vec3d c, h;  // centre, half sizes
+};
+
+GaussianModel lego_like(int n, unsigned seed) {
+  const Box boxes[] = {{{0, 0, -0.55}, {0.9, 0.6, 0.15}},  {{0, 0.1, 0.0}, {0.45, 0.35, 0.4}},
+                       {{-0.6, -0.3, 0.3}, {0.2, 0.2, 0.6}}, {{0.55, 0.3, 0.45}, {0.25, 0.3, 0.2}},
+                       {{0.1, -0.5, 0.6}, {0.3, 0.12, 0.25}}};
+  std::vector<double> area;
+  for (const Box& b : boxes) area.push_back(8 * (b.h.x * b.h.y + b.h.y * b.h.z + b.h.x * b.h.z));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> U(0, 1);
+  std::discrete_distribution<int> pick(area.begin(), area.end());
+  GaussianModel m;
+  m.sh_degree = 3;
+  m.resize(std::size_t(n));
+  for (int i = 0; i < n; ++i) {
+    const Box& b = boxes[pick(rng)];
+    // a face, weighted by area
+    double ax = b.h.y * b.h.z, ay = b.h.x * b.h.z, az = b.h.x * b.h.y, r = U(rng) * (ax + ay + az);
+    int axis = r < ax ? 0 : (r < ax + ay ? 1 : 2);
+    double sgn = U(rng) < 0.5 ? -1 : 1;
+    double p[3] = {(2 * U(rng) - 1) * b.h.x, (2 * U(rng) - 1) * b.h.y, (2 * U(rng) - 1) * b.h.z};
+    const double hh[3] = {b.h.x, b.h.y, b.h.z};
+    p[axis] = sgn * hh[axis];
+    Vec3d nrm{0, 0, 0};
+    (axis == 0 ? nrm.x : axis == 1 ? nrm.y : nrm.z) = sgn;
+    Vec3d t1 = normalize(cross(nrm, std::fabs(nrm.z) < 0.9 ? Vec3d{0, 0, 1} : Vec3d{1, 0, 0}));
+    Vec3d t2 = cross(nrm, t1);
+    double ang = U(rng) * 6.283185307179586;
+    Vec3d u = std::cos(ang) * t1 + std::sin(ang) * t2, v = cross(nrm, u);
+    Mat3d R{{u.x, v.x, nrm.x, u.y, v.y, nrm.y, u.z, v.z, nrm.z}};
+    Quatd q = rotmat_to_quat(R);
+    m.means[3 * i] = float(b.c.x + p[0]);
+    m.means[3 * i + 1] = float(b.c.y + p[1]);
+    m.means[3 * i + 2] = float(b.c.z + p[2]);
+    m.log_scales[3 * i] = float(std::log(0.005) + U(rng) * std::log(4.0));
+    m.log_scales[3 * i + 1] = float(std::log(0.005) + U(rng) * std::log(4.0));
+    m.log_scales[3 * i + 2] = float(std::log(0.001));
+    m.quats[4 * i] = float(q.w);
+    m.quats[4 * i + 1] = float(q.x);
+    m.quats[4 * i + 2] = float(q.y);
+    m.quats[4 * i + 3] = float(q.z);
+    m.opacity_logits[i] = float(-2.0 + 7.0 * U(rng));
+    for (int c = 0; c < 3; ++c) m.sh_dc[3 * i + c] = float(-1.0 + 2.0 * U(rng));
+    for (int k = 0; k < 45; ++k) m.sh_rest[45 * std::size_t(i) + k] = float(0.1 * (2 * U(rng) - 1));
+  }
+  return m;
+}
+
+Camera orbit_camera(int size) {
+  Camera c;
+  c.name = "bench";
+  c.width = c.height = size;
+  c.fx = c.fy = 1111.0 * size / 800.0;
+  c.cx = c.cy = size / 2.0;
+  const double az = 0.7, el = 0.5, r = 4.0;
+  Vec3d eye{r * std::cos(el) * std::cos(az), r * std::cos(el) * std::sin(az), r * std::sin(el)};
+  Vec3d f = normalize(Vec3d{0, 0, 0} - eye), rt = normalize(cross(f, Vec3d{0, 0, 1})), d = cross(f, rt);
+  c.R = {{rt.x, rt.y, rt.z, d.x, d.y, d.z, f.x, f.y, f.z}};
+  c.t = -(c.R * eye);
+  return c;
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 0, repeats = 5;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    else if (a == "--quick") quick = true;
+  }
+  auto be = make_cpu_backend(threads);
+  std::printf("glint CPU rasterizer benchmark  simd=%s  threads=%s\n",
+              active_cpu_simd() == CpuSimd::kAvx2 ? "avx2" : "portable",
+              threads > 0 ? std::to_string(threads).c_str() : "default");
+  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s\n", "size", "splats", "visible", "inst/M", "steps/M",
+              "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s");
+  const int sizes[] = {400, 800};
+  const int counts[] = {100000, 300000};
+  for (int n : counts) {
+    if (quick && n > 100000) continue;
+    GaussianModel m = lego_like(n, 42);
+    for (int size : sizes) {
+      Camera cam = orbit_camera(size);
+      RenderSettings s;
+      s.background[0] = s.background[1] = s.background[2] = 1.f;
+      RenderSettings sc = s;
+      sc.want_count = true;
+      RenderOutput co = be->forward(m, cam, sc);
+      double steps = 0;
+      for (float v : co.count.data) steps += v;
+      std::vector<float> d_rgb(std::size_t(size) * size * 3);
+      std::mt19937 rng(1);
+      std::uniform_real_distribution<float> U(-1, 1);
+      for (auto& x : d_rgb) x = U(rng) * 1e-3f;
+      RenderGradIn gi;
+      gi.d_rgb = d_rgb.data();
+      ModelGrad g;
+      std::vector<double> tf, tfb;
+      for (int r = 0; r <= repeats; ++r) {  // first round warms up
+        double t0 = now_ms();
+        RenderOutput o = be->forward(m, cam, s);
+        double t1 = now_ms();
+        RenderOutput o2 = be->forward(m, cam, s);
+        be->backward(m, cam, s, o2, gi, g);
+        double t2 = now_ms();
+        if (r > 0) {
+          tf.push_back(t1 - t0);
+          tfb.push_back(t2 - t1);
+        }
+      }
+      double f = median(tf), fb = median(tfb);
+      std::printf("%-8s %-8d %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f\n",
+                  (std::to_string(size) + "x" + std::to_string(size)).c_str(), n, (long long)co.num_visible,
+                  co.num_instances / 1e6, steps / 1e6, f, fb, steps / 1e3 / f, steps / 1e3 / fb);
+      std::fflush(stdout);
+    }
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("peak RSS: %.1f MiB\n", ru.ru_maxrss / 1024.0);
+  return 0;
+}

@@ -1,0 +1,85 @@
+#pragma once
+// The rasterizer as the rest of Glint sees it: one forward and one backward pass for one
+// camera. Trainer, evaluation, rendering, lighting and the viewer all call this interface;
+// a backend (CPU here, CUDA later) launches the per-element math of src/glint/render/.
+// Conventions: docs/RASTERIZER.md.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "glint/core/camera.h"
+#include "glint/core/gaussians.h"
+#include "glint/core/image.h"
+
+namespace glint {
+
+struct RenderSettings {
+  float background[3] = {0.f, 0.f, 0.f};  // composited under the RGB (not under other outputs)
+  int sh_degree = -1;                     // active SH degree; -1: the model's sh_degree
+  bool want_alpha = true;                 // 1 - final transmittance
+  bool want_depth = false;                // expected view-space depth, normalised by alpha
+  bool want_median_depth = false;         // depth where transmittance first falls below 0.5
+  bool want_normal = false;               // blended world-space normals (not normalised)
+  bool want_count = false;                // number of splats blended into each pixel
+  bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
+  float near_plane = 0.01f;               // splats with view z below this are culled
+};
+
+namespace detail {
+struct ForwardState;  // what backward needs from forward; backend-specific
+}
+
+struct RenderOutput {
+  ImageF rgb;           // [H,W,3] colour over the background
+  ImageF alpha;         // [H,W,1] (empty unless want_alpha)
+  ImageF depth;         // [H,W,1] expected depth, 0 where alpha is 0 (empty unless want_depth)
+  ImageF median_depth;  // [H,W,1] 0 where transmittance never falls below 0.5
+  ImageF normal;        // [H,W,3] sum of w_i n_i, world space, each n_i facing the camera
+  ImageF count;         // [H,W,1] splats blended per pixel
+  // Per splat: 0 when culled for this camera, else the half extent of its screen-space
+  // footprint in pixels (rounded up). The trainer uses radii > 0 as "visible".
+  std::vector<int> radii;
+  std::int64_t num_visible = 0;    // splats that survived projection and culling
+  std::int64_t num_instances = 0;  // (tile, splat) pairs blended
+  std::shared_ptr<const detail::ForwardState> saved;  // opaque; used by backward
+};
+
+// Upstream gradients, pointers to [H,W,C] arrays laid out like the outputs; null = zero.
+// A gradient for an output that forward did not produce is an error.
+struct RenderGradIn {
+  const float* d_rgb = nullptr;
+  const float* d_alpha = nullptr;
+  const float* d_depth = nullptr;
+  const float* d_median_depth = nullptr;
+  const float* d_normal = nullptr;
+};
+
+// Gradients of the loss, same layout as GaussianModel. Backward resizes and overwrites.
+struct ModelGrad {
+  std::vector<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest;
+  std::vector<float> mean2d;      // [N,2] dL/d(2D mean) in pixels (densification)
+  std::vector<float> mean2d_abs;  // [N] |(sum_px |dL/dmx|, sum_px |dL/dmy|)| (AbsGS)
+  void resize(std::size_t n);
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual RenderOutput forward(const GaussianModel& model, const Camera& camera,
+                               const RenderSettings& settings) = 0;
+  // `out` must be what forward returned for the same model, camera and settings.
+  virtual void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                        const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) = 0;
+};
+
+// threads <= 0: OpenMP's default (OMP_NUM_THREADS or the number of cores).
+std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
+
+// SIMD path of the CPU blend kernels. kAuto picks AVX2+FMA when the CPU has it (the
+// environment variable GLINT_CPU_SIMD=portable forces the portable path).
+enum class CpuSimd { kAuto, kPortable, kAvx2 };
+void set_cpu_simd(CpuSimd mode);  // process-wide; kAvx2 falls back to portable if unsupported
+CpuSimd active_cpu_simd();        // the path forward/backward will take now
+
+}  // namespace glint

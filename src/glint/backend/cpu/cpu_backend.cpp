@@ -1,0 +1,447 @@
+// The CPU backend: launches the render/ math over splats and tiles with OpenMP.
+// Pipeline per camera (docs/RASTERIZER.md):
+//   1. project every splat (launch<ProjectKernel>), count the tiles its cut ellipse hits
+//   2. per-splat instance offsets (prefix sum), list each splat's tiles (launch<TileListKernel>)
+//   3. radix-sort visible splats by depth (stable: ties stay in index order)
+//   4. stable counting sort of instances into per-tile lists, in depth order
+//   5. blend each tile (runtime-dispatched SIMD kernel)
+// Backward: each tile writes one gradient record per (tile, splat) instance; each splat then
+// sums its records in tile order and runs the projection/SH VJP. No float atomics anywhere,
+// so results are bit-identical for every thread count.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "glint/backend/backend.h"
+#include "glint/backend/cpu/launch.h"
+#include "glint/backend/cpu/raster_tiles.h"
+#include "glint/core/error.h"
+#include "glint/render/project.h"
+#include "glint/render/sh.h"
+#include "glint/render/tile.h"
+#include "glint/render/view.h"
+
+namespace glint {
+
+void ModelGrad::resize(std::size_t n) {
+  means.resize(n * 3);
+  log_scales.resize(n * 3);
+  quats.resize(n * 4);
+  opacity_logits.resize(n);
+  sh_dc.resize(n * 3);
+  sh_rest.resize(n * kShRestCoeffs * 3);
+  mean2d.resize(n * 2);
+  mean2d_abs.resize(n);
+}
+
+// ---------------------------------------------------------------------------------------
+// SIMD path selection
+namespace {
+bool cpu_has_avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+std::atomic<int> g_simd_request{int(CpuSimd::kAuto)};
+}  // namespace
+
+void set_cpu_simd(CpuSimd mode) { g_simd_request.store(int(mode)); }
+
+CpuSimd active_cpu_simd() {
+  auto req = CpuSimd(g_simd_request.load());
+  if (req == CpuSimd::kPortable) return CpuSimd::kPortable;
+  if (req == CpuSimd::kAuto) {
+    const char* env = std::getenv("GLINT_CPU_SIMD");
+    if (env && std::string(env) == "portable") return CpuSimd::kPortable;
+  }
+  return cpu_has_avx2() ? CpuSimd::kAvx2 : CpuSimd::kPortable;
+}
+
+namespace detail {
+struct ForwardState {
+  render::ViewT<float> view{};
+  RenderSettings settings{};
+  int sh_degree = 0;
+  unsigned flags = 0;
+  std::size_t n = 0;
+  const float* model_means = nullptr;  // identity check only
+  int width = 0, height = 0, tiles_x = 0, tiles_y = 0;
+  std::vector<cpu::SplatPacked> packed;           // [N]
+  std::vector<std::uint32_t> splat_inst_offsets;  // [N+1]
+  std::vector<std::uint32_t> splat_inst;          // splat-major: instance position, tile order
+  std::vector<std::uint32_t> tile_offsets;        // [tiles+1]
+  std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
+  std::unique_ptr<float[]> T_final, C_final, S_final, N_final;
+  std::unique_ptr<std::int32_t[]> median_inst;
+};
+}  // namespace detail
+
+namespace cpu {
+namespace {
+
+using render::ViewT;
+
+// Calls f(tile) for every tile whose pixel centres the splat's cut ellipse can reach,
+// in row-major tile order.
+template <class F>
+inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
+  render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return;
+  const int TS = render::kTileSize;
+  const int tiles_x = (width + TS - 1) / TS;
+  for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
+    float py0 = float(std::max(ty * TS, pr.y0)) + 0.5f, py1 = float(std::min(ty * TS + TS - 1, pr.y1)) + 0.5f;
+    for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
+      float px0 = float(std::max(tx * TS, pr.x0)) + 0.5f, px1 = float(std::min(tx * TS + TS - 1, pr.x1)) + 0.5f;
+      if (render::ellipse_hits_rect(s.mx, s.my, s.A, s.B, s.C, s.power_cut, px0, px1, py0, py1))
+        f(ty * tiles_x + tx);
+    }
+  }
+}
+
+// Project one splat, pack what the tile kernels read, count the tiles it touches.
+struct ProjectKernel {
+  using Args = std::tuple<const ViewT<float>*, const GaussianModel*, int /*sh_degree*/, bool /*antialiased*/,
+                          bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/>;
+  static void run(int i, const ViewT<float>* v, const GaussianModel* m, int deg, bool aa, bool normals,
+                  SplatPacked* packed, int* radii, std::uint32_t* count) {
+    Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
+    Quatf q = load_quat(m->quats.data(), i);
+    render::Projected<float> pr;
+    radii[i] = 0;
+    count[i] = 0;
+    if (!render::project_splat(*v, mean, ls, q, m->opacity_logits[i], aa, pr)) return;
+    SplatPacked s{};
+    s.mx = pr.mx;
+    s.my = pr.my;
+    s.A = pr.conic[0];
+    s.B = pr.conic[1];
+    s.C = pr.conic[2];
+    s.opacity = pr.opacity;
+    s.power_cut = pr.power_cut;
+    s.z = pr.depth;
+    s.ext_x = pr.ext_x;
+    s.ext_y = pr.ext_y;
+    Vec3f col = render::sh_color(deg, render::view_dir(mean, v->campos), m->sh_dc.data() + 3 * std::size_t(i),
+                                 m->sh_rest.data() + 45 * std::size_t(i));
+    s.r = col.x;
+    s.g = col.y;
+    s.b = col.z;
+    if (normals) {
+      Vec3f n = render::splat_normal(*v, mean, ls, q);
+      s.nx = n.x;
+      s.ny = n.y;
+      s.nz = n.z;
+    }
+    std::uint32_t c = 0;
+    for_each_tile(s, v->width, v->height, [&](int) { ++c; });
+    if (c == 0) return;
+    packed[i] = s;
+    count[i] = c;
+    radii[i] = int(std::ceil(std::min(std::max(pr.ext_x, pr.ext_y), 1e9f)));
+  }
+};
+
+struct TileListKernel {
+  using Args = std::tuple<const ViewT<float>*, const SplatPacked*, const std::uint32_t* /*offsets*/,
+                          std::uint32_t* /*inst_tile, splat-major*/>;
+  static void run(int i, const ViewT<float>* v, const SplatPacked* packed, const std::uint32_t* off,
+                  std::uint32_t* inst_tile) {
+    std::uint32_t o = off[i];
+    if (off[i + 1] == o) return;
+    for_each_tile(packed[i], v->width, v->height, [&](int t) { inst_tile[o++] = std::uint32_t(t); });
+  }
+};
+
+// Stable LSD radix sort of (key, value) pairs by key.
+void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
+  const std::size_t n = keys.size();
+  std::vector<std::uint32_t> k2(n), v2(n);
+  constexpr int kBits = 11, kBuckets = 1 << kBits;
+  std::vector<std::uint32_t> hist(kBuckets);
+  for (int shift = 0; shift < 32; shift += kBits) {
+    std::fill(hist.begin(), hist.end(), 0u);
+    for (std::size_t i = 0; i < n; ++i) ++hist[(keys[i] >> shift) & (kBuckets - 1)];
+    std::uint32_t sum = 0;
+    for (auto& h : hist) {
+      std::uint32_t c = h;
+      h = sum;
+      sum += c;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t pos = hist[(keys[i] >> shift) & (kBuckets - 1)]++;
+      k2[pos] = keys[i];
+      v2[pos] = vals[i];
+    }
+    keys.swap(k2);
+    vals.swap(v2);
+  }
+}
+
+// Sum of one splat's gradient records (fixed order), then the projection and SH VJPs.
+struct VjpKernel {
+  using Args = std::tuple<const detail::ForwardState*, const GaussianModel*, const float* /*records*/,
+                          ModelGrad*>;
+  static void run(int i, const detail::ForwardState* st, const GaussianModel* m, const float* rec, ModelGrad* g) {
+    const std::size_t si = std::size_t(i);
+    float sum[kRecordFloats] = {};
+    for (std::uint32_t k = st->splat_inst_offsets[si]; k < st->splat_inst_offsets[si + 1]; ++k) {
+      const float* r = rec + std::size_t(st->splat_inst[k]) * kRecordFloats;
+      for (int f = 0; f < kRecordFloats; ++f) sum[f] += r[f];
+    }
+    float* d_dc = g->sh_dc.data() + 3 * si;
+    float* d_rest = g->sh_rest.data() + 45 * si;
+    if (st->splat_inst_offsets[si] == st->splat_inst_offsets[si + 1]) {
+      store3(g->means.data(), i, Vec3f{0, 0, 0});
+      store3(g->log_scales.data(), i, Vec3f{0, 0, 0});
+      store_quat(g->quats.data(), i, Quatf{0, 0, 0, 0});
+      g->opacity_logits[si] = 0.f;
+      for (int c = 0; c < 3; ++c) d_dc[c] = 0.f;
+      for (int c = 0; c < 45; ++c) d_rest[c] = 0.f;
+      g->mean2d[2 * si] = g->mean2d[2 * si + 1] = 0.f;
+      g->mean2d_abs[si] = 0.f;
+      return;
+    }
+    Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
+    Quatf q = load_quat(m->quats.data(), i);
+    render::ProjectedGrad<float> pg;
+    pg.mean2d[0] = sum[kRecMx];
+    pg.mean2d[1] = sum[kRecMy];
+    pg.conic[0] = sum[kRecA];
+    pg.conic[1] = sum[kRecB];
+    pg.conic[2] = sum[kRecC];
+    pg.opacity = sum[kRecOpacity];
+    pg.depth = sum[kRecZ];
+    pg.normal[0] = sum[kRecNx];
+    pg.normal[1] = sum[kRecNy];
+    pg.normal[2] = sum[kRecNz];
+    render::SplatGeomGrad<float> sg;
+    render::project_splat_vjp(st->view, mean, ls, q, m->opacity_logits[si], st->settings.antialiased, pg, sg);
+    render::sh_color_vjp(st->sh_degree, mean, st->view.campos, m->sh_dc.data() + 3 * si, m->sh_rest.data() + 45 * si,
+                         Vec3f{sum[kRecR], sum[kRecG], sum[kRecBlue]}, d_dc, d_rest, sg.mean);
+    store3(g->means.data(), i, sg.mean);
+    store3(g->log_scales.data(), i, sg.log_scale);
+    store_quat(g->quats.data(), i, sg.quat);
+    g->opacity_logits[si] = sg.opacity_logit;
+    g->mean2d[2 * si] = sum[kRecMx];
+    g->mean2d[2 * si + 1] = sum[kRecMy];
+    g->mean2d_abs[si] = std::sqrt(sum[kRecAbsX] * sum[kRecAbsX] + sum[kRecAbsY] * sum[kRecAbsY]);
+  }
+};
+
+void check_model(const GaussianModel& m) {
+  const std::size_t n = m.size();
+  if (m.means.size() != 3 * n || m.log_scales.size() != 3 * n || m.quats.size() != 4 * n || m.sh_dc.size() != 3 * n ||
+      m.sh_rest.size() != std::size_t(kShRestCoeffs) * 3 * n)
+    throw Error("rasterizer: GaussianModel arrays have inconsistent sizes");
+  if (n > std::size_t(std::numeric_limits<int>::max() / 2)) throw Error("rasterizer: too many splats");
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
+  const char* name() const override { return "cpu"; }
+
+  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override;
+  void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
+
+ private:
+  int threads_;
+};
+
+RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
+  check_model(model);
+  if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
+    throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
+  auto st = std::make_shared<detail::ForwardState>();
+  const int W = camera.width, H = camera.height, TS = render::kTileSize;
+  st->view = render::make_view<float>(camera, settings.near_plane);
+  st->settings = settings;
+  st->sh_degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
+  st->flags = (settings.want_depth ? kFlagDepth : 0u) | (settings.want_median_depth ? kFlagMedian : 0u) |
+              (settings.want_normal ? kFlagNormal : 0u) | (settings.want_count ? kFlagCount : 0u);
+  st->n = model.size();
+  st->model_means = model.means.data();
+  st->width = W;
+  st->height = H;
+  st->tiles_x = (W + TS - 1) / TS;
+  st->tiles_y = (H + TS - 1) / TS;
+  const int n = int(st->n);
+  const int ntiles = st->tiles_x * st->tiles_y;
+
+  RenderOutput out;
+  out.radii.assign(st->n, 0);
+  st->packed.resize(st->n);
+  std::vector<std::uint32_t> count(st->n);
+  launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
+                        st->packed.data(), out.radii.data(), count.data());
+
+  // per-splat instance offsets
+  st->splat_inst_offsets.resize(st->n + 1);
+  std::uint64_t total = 0;
+  std::int64_t visible = 0;
+  for (std::size_t i = 0; i < st->n; ++i) {
+    st->splat_inst_offsets[i] = std::uint32_t(total);
+    total += count[i];
+    visible += count[i] > 0;
+  }
+  if (total > std::numeric_limits<std::uint32_t>::max() / 2) throw Error("rasterizer: too many tile instances");
+  st->splat_inst_offsets[st->n] = std::uint32_t(total);
+  std::vector<std::uint32_t> inst_tile(total);
+  launch<TileListKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view),
+                         static_cast<const SplatPacked*>(st->packed.data()),
+                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()), inst_tile.data());
+
+  // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
+  std::vector<std::uint32_t> keys, order;
+  keys.reserve(std::size_t(visible));
+  order.reserve(std::size_t(visible));
+  for (std::size_t i = 0; i < st->n; ++i)
+    if (count[i] > 0) {
+      std::uint32_t k;
+      std::memcpy(&k, &st->packed[i].z, 4);
+      keys.push_back(k);
+      order.push_back(std::uint32_t(i));
+    }
+  radix_sort(keys, order);
+
+  // stable counting sort of instances into tiles, chunked over the depth order
+  const int nchunks = std::max(1, std::min(threads_ * 4, int(order.size() / 2048) + 1));
+  const std::size_t chunk = (order.size() + std::size_t(nchunks) - 1) / std::size_t(nchunks);
+  std::vector<std::uint32_t> cnt(std::size_t(nchunks) * std::size_t(ntiles), 0u);
+  const std::uint32_t* offs = st->splat_inst_offsets.data();
+  parallel_for_chunks(nchunks, threads_, [&](int c) {
+    std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
+    const std::size_t b = std::size_t(c) * chunk, e = std::min(order.size(), b + chunk);
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
+      for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) ++h[inst_tile[k]];
+    }
+  });
+  st->tile_offsets.resize(std::size_t(ntiles) + 1);
+  std::uint32_t run = 0;
+  for (int t = 0; t < ntiles; ++t) {
+    st->tile_offsets[std::size_t(t)] = run;
+    for (int c = 0; c < nchunks; ++c) {
+      std::uint32_t& h = cnt[std::size_t(c) * std::size_t(ntiles) + std::size_t(t)];
+      const std::uint32_t v = h;
+      h = run;
+      run += v;
+    }
+  }
+  st->tile_offsets[std::size_t(ntiles)] = run;
+  st->inst_splat.resize(total);
+  st->splat_inst.resize(total);
+  parallel_for_chunks(nchunks, threads_, [&](int c) {
+    std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
+    const std::size_t b = std::size_t(c) * chunk, e = std::min(order.size(), b + chunk);
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t i = order[s];
+      for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) {
+        const std::uint32_t pos = h[inst_tile[k]]++;
+        st->inst_splat[pos] = i;
+        st->splat_inst[k] = pos;
+      }
+    }
+  });
+
+  // blend
+  const std::size_t P = std::size_t(W) * std::size_t(H);
+  out.rgb = ImageF(W, H, 3);
+  if (settings.want_alpha) out.alpha = ImageF(W, H, 1);
+  if (settings.want_depth) out.depth = ImageF(W, H, 1);
+  if (settings.want_median_depth) out.median_depth = ImageF(W, H, 1);
+  if (settings.want_normal) out.normal = ImageF(W, H, 3);
+  if (settings.want_count) out.count = ImageF(W, H, 1);
+  st->T_final.reset(new float[P]);
+  st->C_final.reset(new float[3 * P]);
+  if (settings.want_depth) st->S_final.reset(new float[P]);
+  if (settings.want_normal) st->N_final.reset(new float[3 * P]);
+  if (settings.want_median_depth) st->median_inst.reset(new std::int32_t[P]);
+
+  TileForwardArgs fa{};
+  fa.splats = st->packed.data();
+  fa.inst_splat = st->inst_splat.data();
+  fa.tile_offsets = st->tile_offsets.data();
+  fa.width = W;
+  fa.height = H;
+  fa.tiles_x = st->tiles_x;
+  for (int c = 0; c < 3; ++c) fa.bg[c] = settings.background[c];
+  fa.rgb = out.rgb.data.data();
+  fa.alpha = settings.want_alpha ? out.alpha.data.data() : nullptr;
+  fa.depth = settings.want_depth ? out.depth.data.data() : nullptr;
+  fa.median = settings.want_median_depth ? out.median_depth.data.data() : nullptr;
+  fa.normal = settings.want_normal ? out.normal.data.data() : nullptr;
+  fa.count = settings.want_count ? out.count.data.data() : nullptr;
+  fa.T_final = st->T_final.get();
+  fa.C_final = st->C_final.get();
+  fa.S_final = st->S_final.get();
+  fa.N_final = st->N_final.get();
+  fa.median_inst = st->median_inst.get();
+  const ForwardTileFn fwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::forward_tile : &portable::forward_tile;
+  const unsigned flags = st->flags;
+  parallel_for_tiles(ntiles, threads_, [&](int t) { fwd(fa, t, flags); });
+
+  out.num_visible = visible;
+  out.num_instances = std::int64_t(total);
+  out.saved = std::move(st);
+  return out;
+}
+
+void CpuBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                          const RenderOutput& out, const RenderGradIn& gin, ModelGrad& grad) {
+  const detail::ForwardState* st = out.saved.get();
+  if (!st) throw Error("rasterizer backward: the RenderOutput holds no forward state");
+  if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
+      st->height != camera.height)
+    throw Error("rasterizer backward: model or camera differ from the forward pass");
+  if ((gin.d_depth && !st->settings.want_depth) || (gin.d_median_depth && !st->settings.want_median_depth) ||
+      (gin.d_normal && !st->settings.want_normal))
+    throw Error("rasterizer backward: gradient given for an output that forward did not render");
+  (void)settings;
+  grad.resize(st->n);
+  const int ntiles = st->tiles_x * st->tiles_y;
+  const std::size_t ninst = st->inst_splat.size();
+  std::unique_ptr<float[]> records(new float[std::max<std::size_t>(1, ninst * kRecordFloats)]);
+
+  TileBackwardArgs ba{};
+  ba.splats = st->packed.data();
+  ba.inst_splat = st->inst_splat.data();
+  ba.tile_offsets = st->tile_offsets.data();
+  ba.width = st->width;
+  ba.height = st->height;
+  ba.tiles_x = st->tiles_x;
+  for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
+  ba.T_final = st->T_final.get();
+  ba.C_final = st->C_final.get();
+  ba.S_final = st->S_final.get();
+  ba.N_final = st->N_final.get();
+  ba.median_inst = st->median_inst.get();
+  ba.d_rgb = gin.d_rgb;
+  ba.d_alpha = gin.d_alpha;
+  ba.d_depth = gin.d_depth;
+  ba.d_median = gin.d_median_depth;
+  ba.d_normal = gin.d_normal;
+  ba.records = records.get();
+  const unsigned flags = st->flags & 7u;
+  const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;
+  parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
+
+  launch<VjpKernel>(int(st->n), threads_, st, &model, static_cast<const float*>(records.get()), &grad);
+}
+
+}  // namespace
+}  // namespace cpu
+
+std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<cpu::CpuBackend>(threads); }
+
+}  // namespace glint

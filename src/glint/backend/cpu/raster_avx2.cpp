@@ -1,0 +1,14 @@
+// AVX2+FMA build of the CPU tile kernels (compiled with -mavx2 -mfma on x86-64, see
+// src/CMakeLists.txt); only called after a runtime CPU check (cpu_dispatch.cpp).
+#include <array>
+#if defined(__x86_64__) || defined(__i386__)
+#define GLINT_CPU_ISA avx2
+#define GLINT_RENDER_NS avx2
+#include "glint/backend/cpu/raster_kernels_impl.h"
+#else
+#include "glint/backend/cpu/raster_tiles.h"
+namespace glint::cpu::avx2 {  // no AVX2 on this target: the portable kernels stand in
+void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { portable::forward_tile(a, tile, flags); }
+void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
+}  // namespace glint::cpu::avx2
+#endif

@@ -1,0 +1,376 @@
+// The CPU tile kernels, compiled once per instruction set: a .cpp defines GLINT_CPU_ISA
+// (a namespace name) and includes this file. Both compilations use -ffp-contract=off, so
+// the AVX2 and portable paths do the same IEEE operations in the same order; forward and
+// backward evaluate each blend step with the same code and reach the same decisions.
+// No include guard on purpose.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "glint/backend/cpu/raster_tiles.h"
+#include "glint/render/blend.h"
+#include "glint/render/tile.h"
+
+#ifndef GLINT_CPU_ISA
+#error "define GLINT_CPU_ISA before including raster_kernels_impl.h"
+#endif
+
+namespace glint::cpu::GLINT_CPU_ISA {
+namespace {
+
+constexpr int TS = render::kTileSize;
+constexpr int TP = TS * TS;
+constexpr int LANES = 8;
+constexpr int GROUPS = TS / LANES;
+constexpr std::uint32_t kPrefetch = 8;  // splats are read in depth order, scattered in memory
+
+// Rows of the tile (0..nrows-1) the splat's bounding box covers.
+inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1) {
+  float gy = s.ext_y * 1.001f + 0.01f;
+  float f0 = s.my - gy - 0.5f - float(y0), f1 = s.my + gy - 0.5f - float(y0);
+  f0 = std::clamp(f0, -1.f, float(TS + 1));
+  f1 = std::clamp(f1, -1.f, float(TS + 1));
+  r0 = std::max(0, int(std::ceil(f0)));
+  r1 = std::min(nrows - 1, int(std::floor(f1)));
+  return r0 <= r1;
+}
+
+// Lane groups of a row (pixel centres x0 + c + 0.5) that the cut ellipse can reach.
+inline bool row_groups(const SplatPacked& s, float dy, int x0, int ncols, int& g0, int& g1) {
+  float lo, hi;
+  if (!render::ellipse_row_span(s.A, s.B, s.C, s.power_cut, dy, 1.0f, lo, hi)) return false;
+  float c0 = s.mx + lo - float(x0) - 0.5f, c1 = s.mx + hi - float(x0) - 0.5f;
+  c0 = std::clamp(c0, -1.f, float(TS + 1));
+  c1 = std::clamp(c1, -1.f, float(TS + 1));
+  int i0 = std::max(0, int(std::ceil(c0))), i1 = std::min(ncols - 1, int(std::floor(c1)));
+  if (i0 > i1) return false;
+  g0 = i0 / LANES;
+  g1 = i1 / LANES;
+  return true;
+}
+
+// Eight pixels of a tile row as one GCC/Clang vector (one AVX register, two SSE ones).
+typedef float vf __attribute__((vector_size(32)));
+typedef std::int32_t vi __attribute__((vector_size(32)));
+constexpr int NG = TP / LANES;  // lane groups per tile
+
+inline vf bc(float x) { return vf{x, x, x, x, x, x, x, x}; }
+inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
+inline int lanes_set(vi m) {
+  int n = 0;
+  for (int l = 0; l < LANES; ++l) n += m[l] != 0;
+  return n;
+}
+
+// render::fast_exp, operation for operation, on eight lanes (same results per lane).
+inline vf v_exp(vf x) {
+  x = x < bc(-87.f) ? bc(-87.f) : x;
+  x = x > bc(88.f) ? bc(88.f) : x;
+  const vf magic = bc(12582912.f);
+  vf n = (x * bc(1.44269504088896341f) + magic) - magic;
+  vf r = x - n * bc(0.693359375f);
+  r = r - n * bc(-2.12194440e-4f);
+  vf z = r * r;
+  vf y = ((((bc(1.9875691500E-4f) * r + bc(1.3981999507E-3f)) * r + bc(8.3334519073E-3f)) * r +
+           bc(4.1665795894E-2f)) * r + bc(1.6666665459E-1f)) * r + bc(5.0000001201E-1f);
+  y = y * z + r + bc(1.f);
+  vi e = __builtin_convertvector(n, vi);
+  vi e1 = e >> 1, e2 = e - e1;
+  return y * (vf)((e1 + 127) << 23) * (vf)((e2 + 127) << 23);
+}
+
+// One blend step on eight pixels: the same decisions as render::blend_alpha plus the
+// transmittance stop. Returns ok (blended) and stop (pixel finished, step not blended).
+struct StepV {
+  vf dx, G, al, tn;
+  vi clamped, ok, stop;
+};
+inline StepV step_v(const SplatPacked& s, float px0, float dy, vf t, vi live) {
+  const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
+  StepV o;
+  o.dx = (bc(px0) + lane) - bc(s.mx);
+  const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), dyv = bc(dy);
+  const vf power = bc(0.5f) * (A * o.dx * o.dx + C * dyv * dyv) + B * o.dx * dyv;
+  o.G = v_exp(-power);
+  const vf raw = bc(s.opacity) * o.G;
+  o.clamped = raw > bc(float(render::kMaxAlpha));
+  o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
+  const vi cand = (power <= bc(s.power_cut)) & (o.al >= bc(float(render::kMinAlpha))) & live;
+  o.tn = t * (bc(1.f) - o.al);
+  o.stop = cand & (o.tn < bc(float(render::kTransmittanceStop)));
+  o.ok = cand & ~o.stop;
+  return o;
+}
+
+template <unsigned F>
+void forward_impl(const TileForwardArgs& a, int tile) {
+  constexpr bool kDepth = F & kFlagDepth, kMedian = F & kFlagMedian, kNormal = F & kFlagNormal,
+                 kCount = F & kFlagCount;
+  const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
+  const int x0 = tx * TS, y0 = ty * TS;
+  const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
+  vf T[NG], Cr[NG], Cg[NG], Cb[NG], S[NG], Nx[NG], Ny[NG], Nz[NG], Med[NG], Cnt[NG];
+  vi Live[NG], MedI[NG];
+  int row_live[TS];
+  for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
+  for (int gi = 0; gi < NG; ++gi) {
+    const int r = gi / GROUPS, c0 = (gi % GROUPS) * LANES;
+    for (int l = 0; l < LANES; ++l) Live[gi][l] = (r < nrows && c0 + l < ncols) ? -1 : 0;
+    T[gi] = bc(1.f);
+    Cr[gi] = Cg[gi] = Cb[gi] = S[gi] = Nx[gi] = Ny[gi] = Nz[gi] = Med[gi] = Cnt[gi] = bc(0.f);
+    MedI[gi] = bci(-1);
+  }
+  int total = nrows * ncols;
+  const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
+  for (std::uint32_t p = begin; p < end && total > 0; ++p) {
+    if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
+    const SplatPacked& s = a.splats[a.inst_splat[p]];
+    int r0, r1;
+    if (!splat_rows(s, y0, nrows, r0, r1)) continue;
+    const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
+    for (int r = r0; r <= r1; ++r) {
+      if (row_live[r] == 0) continue;
+      const float dy = float(y0 + r) + 0.5f - s.my;
+      int g0, g1;
+      if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
+      for (int g = g0; g <= g1; ++g) {
+        const int gi = r * GROUPS + g;
+        const vf t = T[gi];
+        const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
+        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
+              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
+              st.stop[7]))
+          continue;  // nothing happens on these eight pixels
+        const int nstop = lanes_set(st.stop);
+        Live[gi] = Live[gi] & ~st.stop;
+        const vf w = st.ok ? st.al * t : bc(0.f);
+        Cr[gi] += w * cr;
+        Cg[gi] += w * cg;
+        Cb[gi] += w * cb;
+        if constexpr (kDepth) S[gi] += w * bc(s.z);
+        if constexpr (kNormal) {
+          Nx[gi] += w * bc(s.nx);
+          Ny[gi] += w * bc(s.ny);
+          Nz[gi] += w * bc(s.nz);
+        }
+        if constexpr (kMedian) {
+          const vi cross = st.ok & (t >= bc(0.5f)) & (st.tn < bc(0.5f));
+          Med[gi] = cross ? bc(s.z) : Med[gi];
+          MedI[gi] = cross ? bci(std::int32_t(p)) : MedI[gi];
+        }
+        if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
+        T[gi] = st.ok ? st.tn : t;
+        row_live[r] -= nstop;
+        total -= nstop;
+      }
+    }
+  }
+  for (int r = 0; r < nrows; ++r) {
+    for (int c = 0; c < ncols; ++c) {
+      const int gi = r * GROUPS + c / LANES, l = c % LANES;
+      const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
+      const float t = T[gi][l];
+      a.T_final[pix] = t;
+      a.C_final[3 * pix] = Cr[gi][l];
+      a.C_final[3 * pix + 1] = Cg[gi][l];
+      a.C_final[3 * pix + 2] = Cb[gi][l];
+      a.rgb[3 * pix] = Cr[gi][l] + t * a.bg[0];
+      a.rgb[3 * pix + 1] = Cg[gi][l] + t * a.bg[1];
+      a.rgb[3 * pix + 2] = Cb[gi][l] + t * a.bg[2];
+      const float al = 1.f - t;
+      if (a.alpha) a.alpha[pix] = al;
+      if constexpr (kDepth) {
+        a.S_final[pix] = S[gi][l];
+        a.depth[pix] = al > 0.f ? S[gi][l] / al : 0.f;
+      }
+      if constexpr (kMedian) {
+        a.median[pix] = Med[gi][l];
+        a.median_inst[pix] = MedI[gi][l];
+      }
+      if constexpr (kNormal) {
+        a.N_final[3 * pix] = a.normal[3 * pix] = Nx[gi][l];
+        a.N_final[3 * pix + 1] = a.normal[3 * pix + 1] = Ny[gi][l];
+        a.N_final[3 * pix + 2] = a.normal[3 * pix + 2] = Nz[gi][l];
+      }
+      if constexpr (kCount) a.count[pix] = Cnt[gi][l];
+    }
+  }
+}
+
+inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
+
+// dC/dalpha for one channel (render::blend_dalpha_channel on eight lanes)
+inline vf dalpha_v(vf c, vf t, vf after, vf inv) { return c * t - after * inv; }
+
+template <unsigned F>
+void backward_impl(const TileBackwardArgs& a, int tile) {
+  constexpr bool kDepth = F & kFlagDepth, kMedian = F & kFlagMedian, kNormal = F & kFlagNormal;
+  const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
+  const int x0 = tx * TS, y0 = ty * TS;
+  const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
+  // saved forward state and upstream gradients, per lane group of the tile
+  vf Tf[NG], Fr[NG], Fg[NG], Fb[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG];
+  vf gR[NG], gG[NG], gB[NG], gA[NG], gS[NG], gM[NG], gNx[NG], gNy[NG], gNz[NG];
+  vi MedI[NG], Live[NG];
+  // running state
+  vf T[NG], Pr[NG], Pg[NG], Pb[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG];
+  int row_live[TS];
+  for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
+  for (int gi = 0; gi < NG; ++gi) {
+    T[gi] = Tf[gi] = bc(1.f);
+    Pr[gi] = Pg[gi] = Pb[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = bc(0.f);
+    Fr[gi] = Fg[gi] = Fb[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = bc(0.f);
+    gR[gi] = gG[gi] = gB[gi] = gA[gi] = gS[gi] = gM[gi] = gNx[gi] = gNy[gi] = gNz[gi] = bc(0.f);
+    MedI[gi] = bci(-1);
+    Live[gi] = bci(0);
+  }
+  for (int r = 0; r < nrows; ++r) {
+    for (int c = 0; c < ncols; ++c) {
+      const int gi = r * GROUPS + c / LANES, l = c % LANES;
+      const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
+      Live[gi][l] = -1;
+      Tf[gi][l] = a.T_final[pix];
+      Fr[gi][l] = a.C_final[3 * pix];
+      Fg[gi][l] = a.C_final[3 * pix + 1];
+      Fb[gi][l] = a.C_final[3 * pix + 2];
+      const float gr = ld(a.d_rgb, 3 * pix), gg = ld(a.d_rgb, 3 * pix + 1), gb = ld(a.d_rgb, 3 * pix + 2);
+      gR[gi][l] = gr;
+      gG[gi][l] = gg;
+      gB[gi][l] = gb;
+      // rgb = C + T bg and alpha = 1 - T: the alpha channel A = sum w carries both
+      float ga = ld(a.d_alpha, pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
+      const float al = 1.f - a.T_final[pix];
+      if constexpr (kDepth) {
+        FS[gi][l] = a.S_final[pix];
+        const float gd = ld(a.d_depth, pix);
+        if (al > 0.f) {  // depth = S / A
+          const float D = a.S_final[pix] / al;
+          gS[gi][l] = gd / al;
+          ga -= gd * D / al;
+        }
+      }
+      gA[gi][l] = ga;
+      if constexpr (kMedian) {
+        gM[gi][l] = ld(a.d_median, pix);
+        MedI[gi][l] = a.median_inst[pix];
+      }
+      if constexpr (kNormal) {
+        FNx[gi][l] = a.N_final[3 * pix];
+        FNy[gi][l] = a.N_final[3 * pix + 1];
+        FNz[gi][l] = a.N_final[3 * pix + 2];
+        gNx[gi][l] = ld(a.d_normal, 3 * pix);
+        gNy[gi][l] = ld(a.d_normal, 3 * pix + 1);
+        gNz[gi][l] = ld(a.d_normal, 3 * pix + 2);
+      }
+    }
+  }
+  int total = nrows * ncols;
+  const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
+  std::uint32_t p = begin;
+  for (; p < end && total > 0; ++p) {
+    float* rec = a.records + std::size_t(p) * kRecordFloats;
+    vf acc[kRecordFloats];
+    for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
+    if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
+    const SplatPacked& s = a.splats[a.inst_splat[p]];
+    int r0, r1;
+    const bool any = splat_rows(s, y0, nrows, r0, r1);
+    const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
+    const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
+    const vi pv = bci(std::int32_t(p));
+    for (int r = r0; any && r <= r1; ++r) {
+      if (row_live[r] == 0) continue;
+      const float dy = float(y0 + r) + 0.5f - s.my;
+      const vf dyv = bc(dy);
+      int g0, g1;
+      if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
+      for (int g = g0; g <= g1; ++g) {
+        const int gi = r * GROUPS + g;
+        const vf t = T[gi];
+        const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
+        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
+              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
+              st.stop[7]))
+          continue;
+        const int nstop = lanes_set(st.stop);
+        Live[gi] = Live[gi] & ~st.stop;
+        const vf w = st.ok ? st.al * t : bc(0.f);
+        Pr[gi] += w * cr;
+        Pg[gi] += w * cg;
+        Pb[gi] += w * cb;
+        const vf inv = bc(1.f) / (bc(1.f) - st.al);
+        vf dA = gR[gi] * dalpha_v(cr, t, Fr[gi] - Pr[gi], inv) + gG[gi] * dalpha_v(cg, t, Fg[gi] - Pg[gi], inv) +
+                gB[gi] * dalpha_v(cb, t, Fb[gi] - Pb[gi], inv) + gA[gi] * (Tf[gi] * inv);
+        vf dz = bc(0.f);
+        if constexpr (kDepth) {
+          PS[gi] += w * z;
+          dA += gS[gi] * dalpha_v(z, t, FS[gi] - PS[gi], inv);
+          dz += gS[gi] * w;
+        }
+        if constexpr (kMedian) dz += (st.ok & (MedI[gi] == pv)) ? gM[gi] : bc(0.f);
+        if constexpr (kNormal) {
+          PNx[gi] += w * nx;
+          PNy[gi] += w * ny;
+          PNz[gi] += w * nz;
+          dA += gNx[gi] * dalpha_v(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * dalpha_v(ny, t, FNy[gi] - PNy[gi], inv) +
+                gNz[gi] * dalpha_v(nz, t, FNz[gi] - PNz[gi], inv);
+          acc[kRecNx] += gNx[gi] * w;
+          acc[kRecNy] += gNy[gi] * w;
+          acc[kRecNz] += gNz[gi] * w;
+        }
+        // render::blend_alpha_vjp on eight lanes
+        const vf gal = (st.ok & ~st.clamped) ? dA : bc(0.f);
+        const vf d_op = st.G * gal;
+        const vf dpow = -op * st.G * gal;
+        const vf d_mx = -dpow * (A * st.dx + B * dyv);
+        const vf d_my = -dpow * (B * st.dx + C * dyv);
+        acc[kRecMx] += d_mx;
+        acc[kRecMy] += d_my;
+        acc[kRecA] += bc(0.5f) * dpow * st.dx * st.dx;
+        acc[kRecB] += dpow * st.dx * dyv;
+        acc[kRecC] += bc(0.5f) * dpow * dyv * dyv;
+        acc[kRecOpacity] += d_op;
+        acc[kRecR] += gR[gi] * w;
+        acc[kRecG] += gG[gi] * w;
+        acc[kRecBlue] += gB[gi] * w;
+        acc[kRecZ] += dz;
+        acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
+        acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
+        T[gi] = st.ok ? st.tn : t;
+        row_live[r] -= nstop;
+        total -= nstop;
+      }
+    }
+    for (int k = 0; k < kRecordFloats; ++k) {
+      float sum = 0.f;
+      for (int l = 0; l < LANES; ++l) sum += acc[k][l];
+      rec[k] = sum;
+    }
+  }
+  for (; p < end; ++p) std::memset(a.records + std::size_t(p) * kRecordFloats, 0, sizeof(float) * kRecordFloats);
+}
+
+template <std::size_t... I>
+constexpr auto make_forward_table(std::index_sequence<I...>) {
+  return std::array<void (*)(const TileForwardArgs&, int), sizeof...(I)>{&forward_impl<unsigned(I)>...};
+}
+template <std::size_t... I>
+constexpr auto make_backward_table(std::index_sequence<I...>) {
+  return std::array<void (*)(const TileBackwardArgs&, int), sizeof...(I)>{&backward_impl<unsigned(I)>...};
+}
+
+}  // namespace
+
+void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) {
+  static constexpr auto table = make_forward_table(std::make_index_sequence<16>{});
+  table[flags & 15u](a, tile);
+}
+
+void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) {
+  static constexpr auto table = make_backward_table(std::make_index_sequence<8>{});
+  table[flags & 7u](a, tile);
+}
+
+}  // namespace glint::cpu::GLINT_CPU_ISA

@@ -1,0 +1,87 @@
+#pragma once
+// Data the CPU tile kernels share with the launcher: one packed record a splat (a cache
+// line), argument blocks, and the per-ISA entry points (raster_portable.cpp and
+// raster_avx2.cpp compile the same kernel body, raster_kernels.inc, for two targets).
+#include <cstdint>
+
+namespace glint::cpu {
+
+struct alignas(64) SplatPacked {
+  float mx, my;        // 2D mean
+  float A, B, C;       // conic
+  float opacity;       // effective opacity
+  float power_cut;     // cut on the Gaussian exponent
+  float z;             // view depth
+  float r, g, b;       // colour
+  float nx, ny, nz;    // world-space normal facing the camera
+  float ext_x, ext_y;  // half extents of the cut ellipse's bounding box
+};
+static_assert(sizeof(SplatPacked) == 64);
+
+enum TileFlags : unsigned {
+  kFlagDepth = 1u,   // expected depth (S = sum w z)
+  kFlagMedian = 2u,  // median depth
+  kFlagNormal = 4u,  // blended normals
+  kFlagCount = 8u,   // per-pixel count (forward only)
+};
+
+inline constexpr int kRecordFloats = 16;  // per (tile, splat) gradient record
+enum RecordField : int {
+  kRecMx = 0, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecR, kRecG, kRecBlue, kRecZ,
+  kRecNx, kRecNy, kRecNz, kRecAbsX, kRecAbsY
+};
+
+struct TileForwardArgs {
+  const SplatPacked* splats;
+  const std::uint32_t* inst_splat;    // instance -> splat, tile-major, depth-sorted per tile
+  const std::uint32_t* tile_offsets;  // [tiles + 1]
+  int width, height, tiles_x;
+  float bg[3];
+  // outputs, [H*W*C]; null when not wanted
+  float* rgb;
+  float* alpha;
+  float* depth;
+  float* median;
+  float* normal;
+  float* count;
+  // state saved for backward, [H*W*C]
+  float* T_final;
+  float* C_final;
+  float* S_final;   // kFlagDepth
+  float* N_final;   // kFlagNormal
+  std::int32_t* median_inst;  // kFlagMedian: instance index of the median step, -1 if none
+};
+
+struct TileBackwardArgs {
+  const SplatPacked* splats;
+  const std::uint32_t* inst_splat;
+  const std::uint32_t* tile_offsets;
+  int width, height, tiles_x;
+  float bg[3];
+  const float* T_final;
+  const float* C_final;
+  const float* S_final;
+  const float* N_final;
+  const std::int32_t* median_inst;
+  // upstream gradients (null = zero)
+  const float* d_rgb;
+  const float* d_alpha;
+  const float* d_depth;
+  const float* d_median;
+  const float* d_normal;
+  float* records;  // [instances * kRecordFloats], every record of the tile is written
+};
+
+using ForwardTileFn = void (*)(const TileForwardArgs&, int tile, unsigned flags);
+using BackwardTileFn = void (*)(const TileBackwardArgs&, int tile, unsigned flags);
+
+namespace portable {
+void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
+void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
+}  // namespace portable
+namespace avx2 {
+void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
+void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
+}  // namespace avx2
+
+}  // namespace glint::cpu

@@ -1,0 +1,138 @@
+#pragma once
+// Real spherical harmonics of degree 0..3 in the graphdeco 3DGS convention, evaluated for a
+// view direction, and their vector-Jacobian product. Coefficients of one splat are read
+// from two flat arrays: dc[3] (k = 0) and rest[45] laid out (k-1)*3 + channel.
+#include "glint/core/hd.h"
+#include "glint/render/isa.h"
+#include "glint/core/math.h"
+
+namespace glint::render {
+inline namespace GLINT_RENDER_NS {
+
+inline constexpr double kShC1 = 0.4886025119029199;
+inline constexpr double kShC2[5] = {1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
+                                    -1.0925484305920792, 0.5462742152960396};
+inline constexpr double kShC3[7] = {-0.5900435899266435, 2.890611442640554, -0.4570457994644658,
+                                    0.3731763325901154,  -0.4570457994644658, 1.445305721320277,
+                                    -0.5900435899266435};
+
+GLINT_HD inline constexpr int sh_coeff_count(int degree) { return (degree + 1) * (degree + 1); }
+
+// Basis values b[0..(deg+1)^2) for a unit direction d.
+template <class T>
+GLINT_HD inline void sh_basis(int deg, Vec3<T> d, T* b) {
+  const T C0 = T(0.28209479177387814), C1 = T(kShC1);
+  b[0] = C0;
+  if (deg < 1) return;
+  T x = d.x, y = d.y, z = d.z;
+  b[1] = -C1 * y;
+  b[2] = C1 * z;
+  b[3] = -C1 * x;
+  if (deg < 2) return;
+  T xx = x * x, yy = y * y, zz = z * z;
+  b[4] = T(kShC2[0]) * x * y;
+  b[5] = T(kShC2[1]) * y * z;
+  b[6] = T(kShC2[2]) * (T(2) * zz - xx - yy);
+  b[7] = T(kShC2[3]) * x * z;
+  b[8] = T(kShC2[4]) * (xx - yy);
+  if (deg < 3) return;
+  b[9] = T(kShC3[0]) * y * (T(3) * xx - yy);
+  b[10] = T(kShC3[1]) * x * y * z;
+  b[11] = T(kShC3[2]) * y * (T(4) * zz - xx - yy);
+  b[12] = T(kShC3[3]) * z * (T(2) * zz - T(3) * xx - T(3) * yy);
+  b[13] = T(kShC3[4]) * x * (T(4) * zz - xx - yy);
+  b[14] = T(kShC3[5]) * z * (xx - yy);
+  b[15] = T(kShC3[6]) * x * (xx - T(3) * yy);
+}
+
+// Gradient of each basis function with respect to the (unit) direction components.
+template <class T>
+GLINT_HD inline void sh_basis_grad(int deg, Vec3<T> d, Vec3<T>* g) {
+  const T C1 = T(kShC1);
+  g[0] = {T(0), T(0), T(0)};
+  if (deg < 1) return;
+  T x = d.x, y = d.y, z = d.z;
+  g[1] = {T(0), -C1, T(0)};
+  g[2] = {T(0), T(0), C1};
+  g[3] = {-C1, T(0), T(0)};
+  if (deg < 2) return;
+  T xx = x * x, yy = y * y, zz = z * z;
+  T a0 = T(kShC2[0]), a1 = T(kShC2[1]), a2 = T(kShC2[2]), a3 = T(kShC2[3]), a4 = T(kShC2[4]);
+  g[4] = {a0 * y, a0 * x, T(0)};
+  g[5] = {T(0), a1 * z, a1 * y};
+  g[6] = {T(-2) * a2 * x, T(-2) * a2 * y, T(4) * a2 * z};
+  g[7] = {a3 * z, T(0), a3 * x};
+  g[8] = {T(2) * a4 * x, T(-2) * a4 * y, T(0)};
+  if (deg < 3) return;
+  T c0 = T(kShC3[0]), c1 = T(kShC3[1]), c2 = T(kShC3[2]), c3 = T(kShC3[3]), c4 = T(kShC3[4]),
+    c5 = T(kShC3[5]), c6 = T(kShC3[6]);
+  g[9] = {T(6) * c0 * x * y, c0 * (T(3) * xx - T(3) * yy), T(0)};
+  g[10] = {c1 * y * z, c1 * x * z, c1 * x * y};
+  g[11] = {T(-2) * c2 * x * y, c2 * (T(4) * zz - xx - T(3) * yy), T(8) * c2 * y * z};
+  g[12] = {T(-6) * c3 * x * z, T(-6) * c3 * y * z, c3 * (T(6) * zz - T(3) * xx - T(3) * yy)};
+  g[13] = {c4 * (T(4) * zz - T(3) * xx - yy), T(-2) * c4 * x * y, T(8) * c4 * x * z};
+  g[14] = {T(2) * c5 * x * z, T(-2) * c5 * y * z, c5 * (xx - yy)};
+  g[15] = {c6 * (T(3) * xx - T(3) * yy), T(-6) * c6 * x * y, T(0)};
+}
+
+template <class T>
+GLINT_HD inline T sh_coeff(const T* dc, const T* rest, int k, int c) {
+  return k == 0 ? dc[c] : rest[(k - 1) * 3 + c];
+}
+
+// View direction of a splat: normalize(mean - campos); a zero vector gives (0, 0, 1).
+template <class T>
+GLINT_HD inline Vec3<T> view_dir(Vec3<T> mean, const T* campos) {
+  return normalize(Vec3<T>{mean.x - campos[0], mean.y - campos[1], mean.z - campos[2]});
+}
+
+// Colour of a splat seen along unit direction d: SH(d) + 0.5, clamped at 0.
+template <class T>
+GLINT_HD inline Vec3<T> sh_color(int deg, Vec3<T> d, const T* dc, const T* rest) {
+  T b[16];
+  sh_basis(deg, d, b);
+  T r[3];
+  for (int c = 0; c < 3; ++c) {
+    T s = T(0);
+    for (int k = 0; k < sh_coeff_count(deg); ++k) s += b[k] * sh_coeff(dc, rest, k, c);
+    s += T(0.5);
+    r[c] = s > T(0) ? s : T(0);
+  }
+  return {r[0], r[1], r[2]};
+}
+
+// VJP of sh_color through the view direction: writes d_dc[3], d_rest[45] (coefficients
+// above the active degree get 0) and adds dL/dmean (through the normalisation) to d_mean.
+template <class T>
+GLINT_HD inline void sh_color_vjp(int deg, Vec3<T> mean, const T* campos, const T* dc, const T* rest,
+                                  Vec3<T> d_color, T* d_dc, T* d_rest, Vec3<T>& d_mean) {
+  Vec3<T> v{mean.x - campos[0], mean.y - campos[1], mean.z - campos[2]};
+  T len = norm(v);
+  Vec3<T> d = len > T(0) ? (T(1) / len) * v : Vec3<T>{T(0), T(0), T(1)};
+  T b[16];
+  sh_basis(deg, d, b);
+  const int nk = sh_coeff_count(deg);
+  T g[3] = {d_color.x, d_color.y, d_color.z};
+  for (int c = 0; c < 3; ++c) {
+    T s = T(0);
+    for (int k = 0; k < nk; ++k) s += b[k] * sh_coeff(dc, rest, k, c);
+    if (!(s + T(0.5) > T(0))) g[c] = T(0);  // clamped: no gradient
+  }
+  for (int c = 0; c < 3; ++c) d_dc[c] = b[0] * g[c];
+  for (int k = 1; k < 16; ++k)
+    for (int c = 0; c < 3; ++c) d_rest[(k - 1) * 3 + c] = k < nk ? b[k] * g[c] : T(0);
+  if (deg < 1 || !(len > T(0))) return;
+  Vec3<T> gb[16];
+  sh_basis_grad(deg, d, gb);
+  Vec3<T> dd{T(0), T(0), T(0)};
+  for (int k = 1; k < nk; ++k) {
+    T w = g[0] * sh_coeff(dc, rest, k, 0) + g[1] * sh_coeff(dc, rest, k, 1) + g[2] * sh_coeff(dc, rest, k, 2);
+    dd = dd + w * gb[k];
+  }
+  // d = v/|v|: dL/dv = (dd - d (d . dd)) / |v|
+  T dp = dot(d, dd);
+  d_mean = d_mean + (T(1) / len) * (dd - dp * d);
+}
+
+}  // namespace GLINT_RENDER_NS
+}  // namespace glint::render

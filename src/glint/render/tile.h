@@ -1,0 +1,94 @@
+#pragma once
+// Which pixels and tiles a projected splat can touch. All tests are conservative with
+// respect to the per-pixel rule "power <= power_cut" (power = d^T conic d / 2, d = pixel
+// centre - mean): they may keep a tile or span whose pixels all fail the rule, never drop
+// one that has a passing pixel.
+#include "glint/core/hd.h"
+#include "glint/render/isa.h"
+#include "glint/render/view.h"
+
+namespace glint::render {
+inline namespace GLINT_RENDER_NS {
+
+// Relative and absolute slack applied to the cut in bounding tests (float rounding).
+inline constexpr float kCutSlackRel = 1e-3f;
+inline constexpr float kCutSlackAbs = 1e-3f;
+
+struct PixelRect {
+  int x0, y0, x1, y1;  // inclusive pixel index range; empty when x0 > x1 or y0 > y1
+};
+
+// Pixels whose centres (x + 0.5) lie in [m - ext, m + ext], grown slightly, clipped to the image.
+GLINT_HD inline PixelRect splat_pixel_rect(float mx, float my, float ext_x, float ext_y, int width, int height) {
+  float gx = ext_x * 1.001f + 0.01f, gy = ext_y * 1.001f + 0.01f;
+  // Clamp in float before converting so no out-of-range float -> int conversion happens.
+  float fx0 = mx - gx - 0.5f, fx1 = mx + gx - 0.5f, fy0 = my - gy - 0.5f, fy1 = my + gy - 0.5f;
+  float W = float(width), H = float(height);
+  fx0 = fx0 < -1.f ? -1.f : (fx0 > W ? W : fx0);
+  fx1 = fx1 < -1.f ? -1.f : (fx1 > W ? W : fx1);
+  fy0 = fy0 < -1.f ? -1.f : (fy0 > H ? H : fy0);
+  fy1 = fy1 < -1.f ? -1.f : (fy1 > H ? H : fy1);
+  PixelRect r;
+  r.x0 = int(std::ceil(fx0));
+  r.x1 = int(std::floor(fx1));
+  r.y0 = int(std::ceil(fy0));
+  r.y1 = int(std::floor(fy1));
+  if (r.x0 < 0) r.x0 = 0;
+  if (r.y0 < 0) r.y0 = 0;
+  if (r.x1 > width - 1) r.x1 = width - 1;
+  if (r.y1 > height - 1) r.y1 = height - 1;
+  return r;
+}
+
+// Minimum of q(d) = A dx^2 + 2 B dx dy + C dy^2 along the segment dx = X, dy in [y0, y1].
+// Returns the minimum minus a bound on its rounding error (so the caller stays conservative).
+GLINT_HD inline float quad_min_on_vertical(float A, float B, float C, float X, float y0, float y1) {
+  float y = C > 0.f ? -B * X / C : 0.f;
+  y = y < y0 ? y0 : (y > y1 ? y1 : y);
+  float t0 = A * X * X, t1 = 2.f * B * X * y, t2 = C * y * y;
+  float mag = t0 + (t1 < 0.f ? -t1 : t1) + t2;
+  return t0 + t1 + t2 - 1e-5f * mag;
+}
+
+// Does the ellipse {d : d^T conic d <= 2 power_cut} around (mx, my) contain a point of the
+// rectangle [px0, px1] x [py0, py1] (pixel-centre coordinates)? Exact up to slack.
+GLINT_HD inline bool ellipse_hits_rect(float mx, float my, float A, float B, float C, float power_cut,
+                                       float px0, float px1, float py0, float py1) {
+  float x0 = px0 - mx, x1 = px1 - mx, y0 = py0 - my, y1 = py1 - my;
+  if (x0 <= 0.f && x1 >= 0.f && y0 <= 0.f && y1 >= 0.f) return true;
+  float lim = 2.f * power_cut * (1.f + kCutSlackRel) + kCutSlackAbs;
+  float m = quad_min_on_vertical(A, B, C, x0, y0, y1);
+  float t = quad_min_on_vertical(A, B, C, x1, y0, y1);
+  m = t < m ? t : m;
+  // horizontal edges: swap roles of x and y
+  t = quad_min_on_vertical(C, B, A, y0, x0, x1);
+  m = t < m ? t : m;
+  t = quad_min_on_vertical(C, B, A, y1, x0, x1);
+  m = t < m ? t : m;
+  return m <= lim;
+}
+
+// For a row at offset dy from the mean, the interval of dx where the cut can pass, grown by
+// `pad` pixels. Returns false when the row misses the ellipse.
+GLINT_HD inline bool ellipse_row_span(float A, float B, float C, float power_cut, float dy, float pad,
+                                      float& lo, float& hi) {
+  float lim = 2.f * power_cut * (1.f + kCutSlackRel) + kCutSlackAbs;
+  // A dx^2 + 2 B dy dx + (C dy^2 - lim) <= 0; disc/.. = A lim - dy^2 (A C - B^2)
+  float AC = A * C, detc = AC - B * B;
+  if (!(detc > 1e-4f * AC)) {  // too thin to solve reliably in float: keep the whole row
+    lo = -3.0e38f;
+    hi = 3.0e38f;
+    return true;
+  }
+  float disc = A * lim - dy * dy * detc;
+  if (!(disc >= 0.f)) return false;
+  float s = std::sqrt(disc);
+  float c = -B * dy / A;
+  float h = s / A;
+  lo = c - h - pad - 1e-3f * (c < 0.f ? -c : c);
+  hi = c + h + pad + 1e-3f * (c < 0.f ? -c : c);
+  return true;
+}
+
+}  // namespace GLINT_RENDER_NS
+}  // namespace glint::render

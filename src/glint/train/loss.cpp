@@ -1,0 +1,53 @@
+#include "glint/train/loss.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "glint/core/error.h"
+#include "glint/train/ssim.h"
+
+namespace glint {
+
+LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* grad, const LossOptions& options) {
+  if (render.width != target.width || render.height != target.height || render.channels != target.channels ||
+      render.data.size() != target.data.size())
+    throw Error("loss: render is " + std::to_string(render.width) + "x" + std::to_string(render.height) + "x" +
+                std::to_string(render.channels) + " but target is " + std::to_string(target.width) + "x" +
+                std::to_string(target.height) + "x" + std::to_string(target.channels));
+  const float lambda = options.lambda_dssim;
+  LossValue out;
+  // ssim() fills grad with d SSIM / d render; the L1 term is folded in below.
+  out.ssim = lambda != 0.f ? ssim(render, target, grad) : 0.0;
+  if (grad && lambda == 0.f) *grad = ImageF(render.width, render.height, render.channels);
+
+  const int h = render.height;
+  const long row = static_cast<long>(render.width) * render.channels;
+  const long count = row * h;
+  if (count == 0) return out;
+  const float l1_scale = (1.f - lambda) / static_cast<float>(count);
+  std::vector<double> row_sum(h);
+  const float* x = render.data.data();
+  const float* y = target.data.data();
+  float* g = grad ? grad->data.data() : nullptr;
+#pragma omp parallel for schedule(static) if (count >= 16384)
+  for (int r = 0; r < h; ++r) {
+    double s = 0;
+    for (long j = r * row; j < (r + 1) * row; ++j) {
+      float d = x[j] - y[j];
+      s += std::fabs(static_cast<double>(d));
+      if (g) {
+        float sign = d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f);
+        g[j] = l1_scale * sign - lambda * g[j];
+      }
+    }
+    row_sum[r] = s;
+  }
+  double total = 0;
+  for (int r = 0; r < h; ++r) total += row_sum[r];
+  out.l1 = total / static_cast<double>(count);
+  out.total = (1.0 - lambda) * out.l1 + lambda * (1.0 - out.ssim);
+  return out;
+}
+
+}  // namespace glint

@@ -1,0 +1,113 @@
+// Optimised CPU rasterizer vs the double-precision reference on random scenes with the hard
+// cases (behind the camera, straddling the near plane, huge, degenerate, zero quaternions),
+// image sizes that are not multiples of 16, and an empty model.
+#include <gtest/gtest.h>
+
+#include "glint/backend/backend.h"
+#include "glint/core/error.h"
+#include "raster_test_util.h"
+#include "reference/reference_renderer.h"
+#include "reference/scenes.h"
+
+using namespace glint;
+using namespace glint::test;
+
+namespace {
+
+struct Case {
+  const char* name;
+  int n, width, height;
+  bool antialiased;
+  int sh_degree;
+  CpuSimd simd;
+};
+
+RenderSettings all_outputs(bool aa) {
+  RenderSettings s;
+  s.background[0] = 0.2f;
+  s.background[1] = 0.5f;
+  s.background[2] = 0.9f;
+  s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = s.want_count = true;
+  s.antialiased = aa;
+  return s;
+}
+
+void compare_case(const Case& c) {
+  SCOPED_TRACE(c.name);
+  set_cpu_simd(c.simd);
+  GaussianModel m = random_scene(c.n, 1234 + c.n + c.width);
+  m.sh_degree = c.sh_degree;
+  Camera cam = look_at(c.width, c.height, 0.9 * c.width, {0, -3, 0.5}, {0, 0, 0}, c.width * 0.47, c.height * 0.55);
+  RenderSettings s = all_outputs(c.antialiased);
+  auto be = make_cpu_backend(2);
+  RenderOutput out = be->forward(m, cam, s);
+  ref::ModelD md = ref::ModelD::from(m);
+  ref::Images ri = ref::render(md, cam, s);
+  // A handful of pixel values may differ where float and double fall on different sides
+  // of a cut rule (alpha 1/255, transmittance 1e-4 or 0.5); allow 0.05% of them.
+  const std::size_t P = std::size_t(c.width) * c.height, slack = P / 2000 + 1;
+  EXPECT_TRUE(images_close("rgb", out.rgb.data, ri.rgb, 1e-4, 3 * slack));
+  EXPECT_TRUE(images_close("alpha", out.alpha.data, ri.alpha, 1e-4, slack));
+  EXPECT_TRUE(images_close("depth", out.depth.data, ri.depth, 1e-4 * 4, slack));
+  EXPECT_TRUE(images_close("median", out.median_depth.data, ri.median, 1e-4 * 4, slack));
+  EXPECT_TRUE(images_close("normal", out.normal.data, ri.normal, 1e-4, 3 * slack));
+  EXPECT_TRUE(images_close("count", out.count.data, ri.count, 0.5, slack));
+
+  Upstream up = random_upstream(c.width, c.height, s, 77);
+  ModelGrad g;
+  be->backward(m, cam, s, out, up.in(), g);
+  ref::GradD rg = ref::backward(md, cam, s, up.ref());
+  const std::size_t gslack = P / 2000 + 1;
+  EXPECT_TRUE(grads_close("means", g.means, rg.means, 1e-3, 3 * gslack));
+  EXPECT_TRUE(grads_close("log_scales", g.log_scales, rg.log_scales, 1e-3, 3 * gslack));
+  EXPECT_TRUE(grads_close("quats", g.quats, rg.quats, 1e-3, 4 * gslack));
+  EXPECT_TRUE(grads_close("opacity", g.opacity_logits, rg.opacity_logits, 1e-3, gslack));
+  EXPECT_TRUE(grads_close("sh_dc", g.sh_dc, rg.sh_dc, 1e-3, 3 * gslack));
+  EXPECT_TRUE(grads_close("sh_rest", g.sh_rest, rg.sh_rest, 1e-3, 45 * gslack));
+  EXPECT_TRUE(grads_close("mean2d", g.mean2d, rg.mean2d, 1e-3, 2 * gslack));
+  EXPECT_TRUE(grads_close("mean2d_abs", g.mean2d_abs, rg.mean2d_abs, 1e-3, gslack));
+  set_cpu_simd(CpuSimd::kAuto);
+}
+
+}  // namespace
+
+TEST(RasterReference, RandomSceneAllOutputs) { compare_case({"2000 splats 77x53", 2000, 77, 53, false, 3, CpuSimd::kAuto}); }
+TEST(RasterReference, RandomSceneAntialiased) { compare_case({"1500 splats AA", 1500, 61, 45, true, 2, CpuSimd::kAuto}); }
+TEST(RasterReference, RandomScenePortablePath) {
+  compare_case({"1500 splats portable", 1500, 50, 37, false, 1, CpuSimd::kPortable});
+}
+TEST(RasterReference, LargerImageSmallSh) { compare_case({"3000 splats 130x97", 3000, 130, 97, false, 0, CpuSimd::kAuto}); }
+
+TEST(RasterReference, EmptyModel) {
+  GaussianModel m;
+  Camera cam = look_at(33, 17, 30, {0, -3, 0}, {0, 0, 0});
+  RenderSettings s = all_outputs(false);
+  auto be = make_cpu_backend(2);
+  RenderOutput out = be->forward(m, cam, s);
+  ASSERT_EQ(out.rgb.data.size(), 33u * 17u * 3u);
+  for (int y = 0; y < 17; ++y)
+    for (int x = 0; x < 33; ++x)
+      for (int c = 0; c < 3; ++c) EXPECT_EQ(out.rgb.at(x, y, c), s.background[c]);
+  for (float v : out.alpha.data) EXPECT_EQ(v, 0.f);
+  for (float v : out.depth.data) EXPECT_EQ(v, 0.f);
+  Upstream up = random_upstream(33, 17, s, 1);
+  ModelGrad g;
+  be->backward(m, cam, s, out, up.in(), g);
+  EXPECT_TRUE(g.means.empty());
+  EXPECT_EQ(out.num_visible, 0);
+}
+
+TEST(RasterReference, RejectsGradientForMissingOutput) {
+  GaussianModel m = random_scene(10, 3);
+  Camera cam = look_at(20, 20, 20, {0, -3, 0}, {0, 0, 0});
+  RenderSettings s;
+  auto be = make_cpu_backend(1);
+  RenderOutput out = be->forward(m, cam, s);
+  std::vector<float> d(400, 1.f);
+  RenderGradIn gi;
+  gi.d_depth = d.data();
+  ModelGrad g;
+  EXPECT_THROW(be->backward(m, cam, s, out, gi, g), Error);
+  EXPECT_TRUE(out.depth.data.empty());
+  EXPECT_TRUE(out.normal.data.empty());
+}

@@ -1,0 +1,141 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "glint/train/adam.h"
+#include "glint/train/schedule.h"
+
+using namespace glint;
+
+namespace {
+
+// The Adam formula written out by hand, in the same float operations as documented.
+struct RefAdam {
+  std::vector<float> m, v;
+  int t = 0;
+  void step(std::vector<float>& p, const std::vector<float>& g, float lr, const std::vector<int>& rows_on, int width) {
+    if (m.empty()) m.assign(p.size(), 0.f), v.assign(p.size(), 0.f);
+    ++t;
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-15f;
+    float step_size = static_cast<float>(lr / (1.0 - std::pow(double(b1), double(t))));
+    float bc2 = static_cast<float>(std::sqrt(1.0 - std::pow(double(b2), double(t))));
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!rows_on.empty() && !rows_on[i / width]) continue;
+      m[i] = b1 * m[i] + (1.f - b1) * g[i];
+      v[i] = b2 * v[i] + (1.f - b2) * g[i] * g[i];
+      p[i] -= step_size * (m[i] / (std::sqrt(v[i]) / bc2 + eps));
+    }
+  }
+};
+
+bool bits_equal(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST(TrainAdam, MatchesHandWrittenFormula) {
+  const int rows = 37, width = 3;
+  std::mt19937 gen(1);
+  std::normal_distribution<float> nd;
+  std::vector<float> p(rows * width), q(rows * width), rp(rows * width);
+  for (auto& x : p) x = nd(gen);
+  q = p;
+  rp = p;
+  Adam adam;
+  adam.add_group("a", width, rows);
+  adam.add_group("b", 1, rows);  // second group, different lr, rows of width 1
+  std::vector<float> q1(rows, 0.5f), rq1 = q1;
+  RefAdam ref, ref1;
+  for (int s = 0; s < 5; ++s) {
+    std::vector<float> g(rows * width), g1(rows);
+    for (auto& x : g) x = nd(gen);
+    for (auto& x : g1) x = nd(gen) * 1e-3f;
+    float lr = 0.01f * (s + 1);
+    AdamParamGroup groups[] = {{"a", p.data(), g.data(), rows, width, lr}, {"b", q1.data(), g1.data(), rows, 1, 0.05f}};
+    adam.step(groups);
+    ref.step(rp, g, lr, {}, width);
+    ref1.step(rq1, g1, 0.05f, {}, 1);
+    ASSERT_TRUE(bits_equal(p, rp)) << "step " << s;
+    ASSERT_TRUE(bits_equal(q1, rq1)) << "step " << s;
+    ASSERT_TRUE(bits_equal(adam.group("a").m, ref.m));
+    ASSERT_TRUE(bits_equal(adam.group("a").v, ref.v));
+  }
+  EXPECT_EQ(adam.group("a").step, 5u);
+  // First step of Adam moves every coordinate by ~lr * sign(g).
+  Adam fresh;
+  fresh.add_group("x", 1, 1);
+  float x = 1.f, gx = -3.f;
+  AdamParamGroup one[] = {{"x", &x, &gx, 1, 1, 0.1f}};
+  fresh.step(one);
+  EXPECT_NEAR(x, 1.1f, 1e-6f);
+}
+
+TEST(TrainAdam, InvisibleRowsKeepParamsAndMoments) {
+  const int rows = 6, width = 2;
+  std::vector<float> p(rows * width, 1.f), rp = p;
+  Adam adam;
+  adam.add_group("p", width, rows);
+  RefAdam ref;
+  std::vector<std::uint8_t> vis = {1, 0, 1, 1, 0, 0};
+  std::vector<int> vis_i(vis.begin(), vis.end());
+  for (int s = 0; s < 3; ++s) {
+    std::vector<float> g(rows * width);
+    for (int i = 0; i < rows * width; ++i) g[i] = 0.1f * (i + 1) * (s % 2 ? -1.f : 1.f);
+    std::vector<float> before_m = adam.group("p").m, before_p = p;
+    AdamParamGroup gr[] = {{"p", p.data(), g.data(), rows, width, 0.01f}};
+    adam.step(gr, vis.data());
+    ref.step(rp, g, 0.01f, vis_i, width);
+    EXPECT_TRUE(bits_equal(p, rp));
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < width; ++j) {
+        int i = r * width + j;
+        if (vis[r]) {
+          EXPECT_NE(p[i], before_p[i]);
+        } else {
+          EXPECT_EQ(p[i], before_p[i]);
+          EXPECT_EQ(adam.group("p").m[i], 0.f);
+          EXPECT_EQ(adam.group("p").v[i], 0.f);
+        }
+      }
+  }
+  EXPECT_EQ(adam.group("p").step, 3u);  // group count advances regardless of the mask
+}
+
+TEST(TrainAdam, MismatchedGroupsAreRejected) {
+  Adam adam;
+  adam.add_group("p", 3, 4);
+  std::vector<float> p(9), g(9);
+  AdamParamGroup wrong_rows[] = {{"p", p.data(), g.data(), 3, 3, 0.1f}};
+  EXPECT_THROW(adam.step(wrong_rows), std::invalid_argument);
+  AdamParamGroup wrong_name[] = {{"q", p.data(), g.data(), 4, 3, 0.1f}};
+  EXPECT_THROW(adam.step(wrong_name), std::invalid_argument);
+  EXPECT_THROW(adam.group("nope"), std::invalid_argument);
+}
+
+TEST(TrainSchedule, ExponentialDecay) {
+  LearningRates lr;
+  ExpLrSchedule s = position_lr_schedule(lr, 2.0);
+  EXPECT_DOUBLE_EQ(s(0), 3.2e-4);
+  EXPECT_NEAR(s(30000), 3.2e-6, 1e-18);
+  EXPECT_NEAR(s(60000), 3.2e-6, 1e-18);  // held at the final value
+  EXPECT_NEAR(s(15000), std::sqrt(3.2e-4 * 3.2e-6), 1e-15);  // log-linear midpoint
+  EXPECT_EQ(s(-1), 0.0);
+  ExpLrSchedule d{1.0, 0.1, 100, 10, 0.5};
+  EXPECT_NEAR(d(0), 0.5, 1e-12);  // delayed start at delay_mult * lr_init
+  EXPECT_NEAR(d(10), std::exp(std::log(1.0) * 0.9 + std::log(0.1) * 0.1), 1e-12);
+  EXPECT_EQ(lr.sh_rest, lr.sh_dc / 20);
+}
+
+TEST(TrainSchedule, ShDegree) {
+  EXPECT_EQ(sh_degree_at(1), 0);
+  EXPECT_EQ(sh_degree_at(999), 0);
+  EXPECT_EQ(sh_degree_at(1000), 1);
+  EXPECT_EQ(sh_degree_at(2999), 2);
+  EXPECT_EQ(sh_degree_at(3000), 3);
+  EXPECT_EQ(sh_degree_at(100000), 3);
+  EXPECT_EQ(sh_degree_at(5000, 1000, 1), 1);
+}

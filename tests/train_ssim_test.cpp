@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "glint/core/error.h"
+#include "glint/train/ssim.h"
+
+using namespace glint;
+
+namespace {
+
+// Direct definition: for every pixel and channel, explicit sums over the 11x11 window
+// (2D Gaussian, taps outside the image count as zero), all in double.
+double ssim_reference(const std::vector<double>& a, const std::vector<double>& b, int w, int h, int c) {
+  double g1[11], sum = 0;
+  for (int i = 0; i < 11; ++i) {
+    g1[i] = std::exp(-(i - 5.0) * (i - 5.0) / (2 * 1.5 * 1.5));
+    sum += g1[i];
+  }
+  for (double& v : g1) v /= sum;
+  const double C1 = 1e-4, C2 = 9e-4;
+  double total = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int ch = 0; ch < c; ++ch) {
+        double m1 = 0, m2 = 0, e11 = 0, e22 = 0, e12 = 0;
+        for (int dy = -5; dy <= 5; ++dy)
+          for (int dx = -5; dx <= 5; ++dx) {
+            int xx = x + dx, yy = y + dy;
+            if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+            double wt = g1[dx + 5] * g1[dy + 5];
+            double va = a[(yy * w + xx) * c + ch], vb = b[(yy * w + xx) * c + ch];
+            m1 += wt * va;
+            m2 += wt * vb;
+            e11 += wt * va * va;
+            e22 += wt * vb * vb;
+            e12 += wt * va * vb;
+          }
+        double s11 = e11 - m1 * m1, s22 = e22 - m2 * m2, s12 = e12 - m1 * m2;
+        total += (2 * m1 * m2 + C1) * (2 * s12 + C2) / ((m1 * m1 + m2 * m2 + C1) * (s11 + s22 + C2));
+      }
+  return total / (static_cast<double>(w) * h * c);
+}
+
+struct Pair {
+  int w, h, c;
+  std::vector<double> a, b;
+};
+
+// b is a noisy copy of a so the SSIM is far from both 0 and 1.
+Pair random_pair(int w, int h, int c, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(0, 1), n(-0.15, 0.15);
+  Pair p{w, h, c, std::vector<double>(w * h * c), std::vector<double>(w * h * c)};
+  for (std::size_t i = 0; i < p.a.size(); ++i) {
+    p.a[i] = u(gen);
+    p.b[i] = std::min(1.0, std::max(0.0, p.a[i] + n(gen)));
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST(TrainSsim, MatchesDirectWindowSums) {
+  for (auto [w, h, c] : {std::tuple{13, 9, 3}, std::tuple{7, 15, 1}, std::tuple{23, 17, 3}, std::tuple{3, 5, 2}}) {
+    Pair p = random_pair(w, h, c, 1u + w);
+    double ref = ssim_reference(p.a, p.b, w, h, c);
+    double d = ssim<double>(p.a.data(), p.b.data(), w, h, c);
+    EXPECT_NEAR(d, ref, 1e-12) << w << "x" << h << "x" << c;
+    std::vector<float> fa(p.a.begin(), p.a.end()), fb(p.b.begin(), p.b.end());
+    double f = ssim<float>(fa.data(), fb.data(), w, h, c);
+    EXPECT_NEAR(f, ref, 2e-5) << w << "x" << h << "x" << c;
+  }
+}
+
+TEST(TrainSsim, IdenticalImagesGiveOne) {
+  Pair p = random_pair(12, 11, 3, 7);
+  EXPECT_NEAR(ssim<double>(p.a.data(), p.a.data(), 12, 11, 3), 1.0, 1e-12);
+}
+
+TEST(TrainSsim, GradientMatchesFiniteDifferences) {
+  const int w = 9, h = 7, c = 2;
+  Pair p = random_pair(w, h, c, 42);
+  std::vector<double> grad(p.a.size());
+  ssim<double>(p.a.data(), p.b.data(), w, h, c, grad.data());
+  std::vector<float> fa(p.a.begin(), p.a.end()), fb(p.b.begin(), p.b.end()), fgrad(p.a.size());
+  ssim<float>(fa.data(), fb.data(), w, h, c, fgrad.data());
+  const double eps = 1e-6;
+  double max_g = 0;
+  for (double g : grad) max_g = std::max(max_g, std::fabs(g));
+  for (std::size_t i = 0; i < p.a.size(); ++i) {
+    std::vector<double> ap = p.a, am = p.a;
+    ap[i] += eps;
+    am[i] -= eps;
+    double fd = (ssim_reference(ap, p.b, w, h, c) - ssim_reference(am, p.b, w, h, c)) / (2 * eps);
+    EXPECT_NEAR(grad[i], fd, 1e-8 + 1e-6 * std::fabs(fd)) << "i=" << i;
+    EXPECT_NEAR(fgrad[i], fd, 2e-3 * max_g) << "float, i=" << i;
+  }
+}
+
+TEST(TrainSsim, ImageOverloadChecksSizes) {
+  ImageF a(4, 4, 3, 0.5f), b(4, 5, 3, 0.5f);
+  EXPECT_THROW(ssim(a, b), Error);
+  ImageF g;
+  EXPECT_NEAR(ssim(a, a, &g), 1.0, 1e-6);
+  EXPECT_EQ(g.data.size(), a.data.size());
+}
+
+#include <omp.h>
+
+TEST(TrainSsim, ThreadCountDoesNotChangeResult) {
+  // Large enough for the threaded path.
+  const int w = 160, h = 120, c = 3;
+  Pair p = random_pair(w, h, c, 11);
+  std::vector<float> fa(p.a.begin(), p.a.end()), fb(p.b.begin(), p.b.end());
+  std::vector<float> g1(fa.size()), g3(fa.size());
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  double v1 = ssim<float>(fa.data(), fb.data(), w, h, c, g1.data());
+  omp_set_num_threads(3);
+  double v3 = ssim<float>(fa.data(), fb.data(), w, h, c, g3.data());
+  omp_set_num_threads(saved);
+  EXPECT_EQ(v1, v3);
+  EXPECT_EQ(std::memcmp(g1.data(), g3.data(), g1.size() * sizeof(float)), 0);
+}
