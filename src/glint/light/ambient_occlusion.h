@@ -1,0 +1,49 @@
+#pragma once
+// Ambient occlusion of surface points, AO(x) = (1/pi) integral of V cos over the hemisphere
+// around n, estimated from K sun-like (emulated orthographic) median-depth shadow maps in
+// directions spread evenly over the sphere (a Fibonacci lattice):
+//   AO(x, n) ~ sum_k V_k(x) max(0, n.d_k) / sum_k max(0, n.d_k).
+// The whole sphere, not only the upper hemisphere, because a wall standing on a ground
+// plane is occluded from below by that ground; its downward directions count.
+// De-lighting: a capture under a white uniform world is albedo * AO, so dividing the
+// capture by the (clamped) AO recovers the albedo.
+#include <vector>
+
+#include "glint/backend/backend.h"
+#include "glint/core/gaussians.h"
+#include "glint/core/image.h"
+#include "glint/light/shadow_map.h"
+
+namespace glint {
+
+struct AoParams {
+  int directions = 64;
+  int resolution = 256;
+  int pcf_kernel = 3;  // partial visibility at silhouettes instead of a flip of a whole direction
+  // Texels. The normal offset moves the lookup towards occluders above the surface, a
+  // bias that does not average out over directions, so it is kept small.
+  double constant_bias = 1.0, slope_bias = 2.0, normal_offset = 0.5;
+  bool hemisphere_only = false;  // only directions with d.up >= 0
+  Vec3d up{0, 0, 1};
+};
+
+struct AoMaps {
+  std::vector<Light> directions;  // suns of strength 1, one per direction
+  std::vector<ShadowMap> maps;
+};
+
+// `directions` evenly spread unit vectors (Fibonacci sphere, deterministic); with
+// hemisphere_only, the ones with d.up >= 0 of a lattice twice as dense.
+std::vector<Vec3d> fibonacci_directions(int count, bool hemisphere_only = false, Vec3d up = {0, 0, 1});
+
+AoMaps render_ao_maps(Backend& backend, const GaussianModel& model, const SceneBounds& bounds,
+                      const AoParams& params = {});
+double ambient_occlusion(const AoMaps& maps, Vec3d x, Vec3d n);
+// [H,W,1]; 1 where the normal is zero (no surface).
+ImageF ambient_occlusion_image(const AoMaps& maps, const ImageF& positions, const ImageF& normals);
+
+// albedo = capture_linear / max(AO, min_ao), clamped to [0,1] (a capture's colour cannot
+// come from an albedo above 1). Alpha channels (2 or 4 channels) are copied.
+ImageF delight(const ImageF& capture_linear, const ImageF& ao, float min_ao = 0.2f);
+
+}  // namespace glint

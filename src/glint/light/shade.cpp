@@ -1,0 +1,67 @@
+#include "glint/light/shade.h"
+
+#include <numbers>
+
+#include "glint/core/error.h"
+
+namespace glint {
+namespace {
+
+void check(const ImageF* img, int w, int h, int c, const char* what) {
+  if (!img) return;
+  if (img->width != w || img->height != h || img->channels != c ||
+      img->data.size() != static_cast<std::size_t>(w) * h * c)
+    throw Error(std::string("shade: ") + what + " is " + std::to_string(img->width) + "x" +
+                std::to_string(img->height) + "x" + std::to_string(img->channels) + ", expected " +
+                std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c));
+}
+
+}  // namespace
+
+ImageF shade(const LightSetup& setup, const ShadeInputs& in) {
+  if (!in.albedo || !in.normal || !in.position) throw Error("shade: albedo, normal and position are required");
+  const int w = in.albedo->width, h = in.albedo->height;
+  check(in.albedo, w, h, 3, "albedo");
+  check(in.normal, w, h, 3, "normal");
+  check(in.position, w, h, 3, "position");
+  check(in.ao, w, h, 1, "ambient occlusion");
+  check(in.ambient_albedo, w, h, 3, "ambient albedo");
+  if (!in.visibility.empty() && in.visibility.size() != setup.lights.size())
+    throw Error("shade: " + std::to_string(in.visibility.size()) + " visibility images for " +
+                std::to_string(setup.lights.size()) + " lights");
+  for (const ImageF* v : in.visibility) check(v, w, h, 1, "visibility");
+
+  ImageF out(w, h, 3);
+  const Vec3d amb = setup.ambient();
+  const long n = static_cast<long>(w) * h;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) {
+    const Vec3f a = load3(in.albedo->data.data(), i);
+    const Vec3f nf = load3(in.normal->data.data(), i);
+    const Vec3f pf = load3(in.position->data.data(), i);
+    const Vec3d nn{nf.x, nf.y, nf.z}, x{pf.x, pf.y, pf.z};
+    // Direct light summed as colour * E * V before the albedo, so one multiply per channel.
+    Vec3d direct{0, 0, 0};
+    if (dot(nn, nn) > 0) {
+      for (std::size_t l = 0; l < setup.lights.size(); ++l) {
+        double v = (in.visibility.empty() || !in.visibility[l]) ? 1.0 : in.visibility[l]->data[i];
+        if (v <= 0) continue;
+        const Light& light = setup.lights[l];
+        direct = direct + (irradiance(light, x, nn) * v / std::numbers::pi) * light.color;
+      }
+    }
+    Vec3d amb_src;
+    if (in.ambient_albedo) {
+      const Vec3f c = load3(in.ambient_albedo->data.data(), i);
+      amb_src = {c.x, c.y, c.z};
+    } else {
+      const double ao = in.ao ? in.ao->data[i] : 1.0;
+      amb_src = ao * Vec3d{a.x, a.y, a.z};
+    }
+    const Vec3d L = mul(amb_src, amb) + mul(Vec3d{a.x, a.y, a.z}, direct);
+    store3(out.data.data(), i, Vec3f{float(L.x), float(L.y), float(L.z)});
+  }
+  return out;
+}
+
+}  // namespace glint

@@ -1,0 +1,58 @@
+#pragma once
+// Shadow maps of a splat scene, rendered by the rasterizer from each light (light_views.h)
+// and looked up with PCF, a slope-scaled bias and a normal offset.
+//
+// Depth definition: the rasterizer's median depth (where transmittance first falls below
+// 0.5), the same definition the camera views use. The alternative, alpha-normalised
+// expected depth, averages the occluder and what lies behind it at occluder silhouettes,
+// which moves shadow edges; both can be chosen for comparison.
+#include <vector>
+
+#include "glint/backend/backend.h"
+#include "glint/core/gaussians.h"
+#include "glint/core/image.h"
+#include "glint/light/light_views.h"
+#include "glint/light/lights.h"
+
+namespace glint {
+
+enum class ShadowDepth { Median, Expected };
+
+struct ShadowMapParams {
+  int resolution = 512;          // texels per face side
+  int pcf_kernel = 3;            // odd PCF window side in texels (1 = a single tap)
+  double constant_bias = 1.0;    // in texels (world size of a texel at the point)
+  double slope_bias = 2.0;       // texels times tan(angle between normal and light), tan capped at 10
+  double normal_offset = 1.5;    // texels along the normal before projecting
+  double sun_distance_factor = 1000;  // emulated orthographic: camera distance in scene radii
+  ShadowDepth depth = ShadowDepth::Median;
+};
+
+struct ShadowMap {
+  LightViews views;
+  std::vector<ImageF> depth;  // per face, [R,R,1] z-depth of the first surface; 0 = nothing
+  ShadowMapParams params;
+};
+
+ShadowMap render_shadow_map(Backend& backend, const GaussianModel& model, const Light& light,
+                            const SceneBounds& bounds, const ShadowMapParams& params = {});
+
+// Fraction of PCF taps that see the light from world point x with unit normal n (zero
+// normal: no offset, no slope bias). Points outside every face are lit.
+double shadow_visibility(const ShadowMap& map, const Light& light, Vec3d x, Vec3d n);
+
+// Per pixel of a view: [H,W,1] visibility from world positions and normals ([H,W,3]); 1
+// where the normal is zero (no surface).
+ImageF shadow_visibility_image(const ShadowMap& map, const Light& light, const ImageF& positions,
+                               const ImageF& normals);
+
+// The biased lookup point and depth tolerance, shared with the transmittance maps.
+struct ShadowLookup {
+  int face = -1;
+  double u = 0, v = 0;  // pixel coordinates in the face (centres at +0.5)
+  double z = 0;         // the point's z-depth in the face, bias already subtracted
+};
+ShadowLookup shadow_lookup(const LightViews& views, const Light& light, Vec3d x, Vec3d n, double constant_bias,
+                           double slope_bias, double normal_offset);
+
+}  // namespace glint

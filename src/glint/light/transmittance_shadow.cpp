@@ -1,0 +1,112 @@
+#include "glint/light/transmittance_shadow.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "glint/core/error.h"
+#include "glint/light/shadow_map.h"
+
+namespace glint {
+
+GaussianModel subset_model(const GaussianModel& m, const std::vector<std::size_t>& keep) {
+  GaussianModel s;
+  s.sh_degree = m.sh_degree;
+  s.resize(keep.size());
+  for (std::size_t j = 0; j < keep.size(); ++j) {
+    const std::size_t i = keep[j];
+    std::copy_n(m.means.begin() + 3 * i, 3, s.means.begin() + 3 * j);
+    std::copy_n(m.log_scales.begin() + 3 * i, 3, s.log_scales.begin() + 3 * j);
+    std::copy_n(m.quats.begin() + 4 * i, 4, s.quats.begin() + 4 * j);
+    s.opacity_logits[j] = m.opacity_logits[i];
+    std::copy_n(m.sh_dc.begin() + 3 * i, 3, s.sh_dc.begin() + 3 * j);
+    std::copy_n(m.sh_rest.begin() + kShRestCoeffs * 3 * i, kShRestCoeffs * 3, s.sh_rest.begin() + kShRestCoeffs * 3 * j);
+  }
+  return s;
+}
+
+TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel& model, const Light& light,
+                                          const SceneBounds& bounds, const TransmittanceParams& p) {
+  if (p.planes < 1) throw Error("transmittance map: planes must be >= 1");
+  if (p.pcf_kernel < 1 || p.pcf_kernel % 2 == 0) throw Error("transmittance map: PCF kernel must be odd and >= 1");
+  TransmittanceMap tm;
+  tm.params = p;
+  const int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
+  tm.views = make_light_views(light, bounds, p.resolution, guard, p.sun_distance_factor);
+  RenderSettings s;
+  s.want_alpha = true;
+  const std::size_t n = model.size();
+  std::vector<double> z(n);
+  for (const Camera& cam : tm.views.faces) {
+    for (std::size_t i = 0; i < n; ++i)
+      z[i] = cam.world_to_camera(Vec3d{model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]}).z;
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return z[a] < z[b]; });
+    // Planes at quantiles of the splat order. A quantile inside a group of splats at one
+    // depth (a sheet facing the light) brackets the group with a plane before and after
+    // it, so the receiver's own sheet is never merged with what lies in front of it.
+    TransmittanceMap::Face face;
+    std::vector<std::size_t> counts;  // prefix sizes, ascending
+    for (int k = 1; k <= p.planes && n > 0; ++k) {
+      const std::size_t idx = std::min(n - 1, (n * k + p.planes - 1) / p.planes - 1);
+      std::size_t g0 = idx, g1 = idx + 1;
+      while (g0 > 0 && z[order[g0 - 1]] == z[order[idx]]) --g0;
+      while (g1 < n && z[order[g1]] == z[order[idx]]) ++g1;
+      if (g0 > 0) counts.push_back(g0);
+      counts.push_back(g1);
+    }
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    for (std::size_t count : counts) {
+      const double zk = count < n ? 0.5 * (z[order[count - 1]] + z[order[count]])
+                                  : z[order[n - 1]] + 1e-3 * bounds.radius + 1e-6;
+      std::vector<std::size_t> keep(order.begin(), order.begin() + static_cast<long>(count));
+      std::sort(keep.begin(), keep.end());
+      RenderOutput out = backend.forward(subset_model(model, keep), cam, s);
+      ImageF T = std::move(out.alpha);
+      for (float& a : T.data) a = 1.f - a;
+      face.plane_z.push_back(static_cast<float>(zk));
+      face.T.push_back(std::move(T));
+    }
+    tm.faces.push_back(std::move(face));
+  }
+  return tm;
+}
+
+double transmittance_visibility(const TransmittanceMap& m, const Light& light, Vec3d x, Vec3d n) {
+  const TransmittanceParams& p = m.params;
+  const ShadowLookup L = shadow_lookup(m.views, light, x, n, p.constant_bias, p.slope_bias, p.normal_offset);
+  if (L.face < 0) return 1;
+  const auto& f = m.faces[L.face];
+  // Last plane in front of the point; none: nothing in front, fully lit.
+  const auto it = std::upper_bound(f.plane_z.begin(), f.plane_z.end(), static_cast<float>(L.z));
+  if (it == f.plane_z.begin()) return 1;
+  const ImageF& T = f.T[static_cast<std::size_t>(it - f.plane_z.begin()) - 1];
+  const int r = p.pcf_kernel / 2;
+  const int cx = static_cast<int>(std::floor(L.u)), cy = static_cast<int>(std::floor(L.v));
+  double sum = 0;
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx)
+      sum += T.at(std::clamp(cx + dx, 0, T.width - 1), std::clamp(cy + dy, 0, T.height - 1), 0);
+  return sum / ((2 * r + 1) * (2 * r + 1));
+}
+
+ImageF transmittance_visibility_image(const TransmittanceMap& m, const Light& light, const ImageF& pos,
+                                      const ImageF& nrm) {
+  if (pos.channels != 3 || nrm.channels != 3 || pos.width != nrm.width || pos.height != nrm.height)
+    throw Error("transmittance visibility: positions and normals must be [H,W,3] of one size");
+  ImageF out(pos.width, pos.height, 1, 1.f);
+  const long n = static_cast<long>(pos.width) * pos.height;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (long i = 0; i < n; ++i) {
+    const Vec3f nf = load3(nrm.data.data(), i);
+    if (!(nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0)) continue;
+    const Vec3f pf = load3(pos.data.data(), i);
+    out.data[i] = static_cast<float>(
+        transmittance_visibility(m, light, {pf.x, pf.y, pf.z}, normalize(Vec3d{nf.x, nf.y, nf.z})));
+  }
+  return out;
+}
+
+}  // namespace glint

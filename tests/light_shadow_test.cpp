@@ -1,0 +1,95 @@
+// Shadows of a constructed splat scene against analytic ray-box intersection: a flat
+// ground of splats and a box of splats above it.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "glint/backend/backend.h"
+#include "glint/light/shadow_map.h"
+#include "support/light_scene.h"
+
+using namespace glint;
+using namespace glint::test;
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+TEST(LightShadow, SunOverheadShadowIsTheBoxFootprint) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const Light sun = Light::sun({0, 0, 1}, 3);
+  ShadowMapParams p;
+  p.resolution = 256;
+  p.pcf_kernel = 1;
+  auto t0 = std::chrono::steady_clock::now();
+  ShadowMap map = render_shadow_map(*backend, m, sun, bounds_of_points(m.means), p);
+  const double ms = ms_since(t0);
+  ASSERT_EQ(map.depth.size(), 1u);
+  const Camera& cam = map.views.faces[0];
+  const double texel = cam.world_to_camera({0, 0, 0}).z / cam.fx;
+  // Sampled at the texel pitch; allowed errors only within 2 texels of the footprint edge.
+  Mismatch r = compare(sun, texel, 2 * texel, 0.012, [&](Vec3d g) { return shadow_visibility(map, sun, g, {0, 0, 1}); });
+  std::printf("[ shadow ] sun map %dx%d, %zu splats: %.1f ms; texel %.4f m; %ld/%ld wrong (%ld away from the edge)\n",
+              p.resolution, p.resolution, m.size(), ms, texel, r.wrong, r.samples, r.wrong_far);
+  EXPECT_EQ(r.wrong_far, 0);
+  EXPECT_GT(r.samples, 10000);
+  // Inside the footprint the ground is dark, far outside it is lit, and the box top is lit.
+  EXPECT_EQ(shadow_visibility(map, sun, {0, 0, 0}, {0, 0, 1}), 0.0);
+  EXPECT_EQ(shadow_visibility(map, sun, {0.6, 0.6, 0}, {0, 0, 1}), 1.0);
+  EXPECT_EQ(shadow_visibility(map, sun, {0.05, 0.05, kBoxHi}, {0, 0, 1}), 1.0);
+}
+
+// The depth definition of the maps, measured: median against alpha-normalised expected
+// depth, with a sun at 40 deg so the shadow falls on open ground.
+TEST(LightShadow, MedianAndExpectedDepthCompared) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const Light sun = Light::sun({0.55, 0.25, 0.8}, 3);
+  long far[2];
+  for (int k = 0; k < 2; ++k) {
+    ShadowMapParams p;
+    p.resolution = 256;
+    p.pcf_kernel = 1;
+    p.depth = k == 0 ? ShadowDepth::Median : ShadowDepth::Expected;
+    ShadowMap map = render_shadow_map(*backend, m, sun, bounds_of_points(m.means), p);
+    const double texel = map.views.faces[0].world_to_camera({0, 0, 0}).z / map.views.faces[0].fx;
+    Mismatch r = compare(sun, texel, 2 * texel, 0.012, [&](Vec3d g) { return shadow_visibility(map, sun, g, {0, 0, 1}); });
+    std::printf("[ shadow ] %s depth, oblique sun: %ld/%ld wrong (%ld away from the edge)\n",
+                k == 0 ? "median" : "expected", r.wrong, r.samples, r.wrong_far);
+    far[k] = r.wrong_far;
+  }
+  EXPECT_EQ(far[0], 0);
+}
+
+TEST(LightShadow, PointLightShadowIsSeamlessAcrossCubeFaces) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  // The +X/-Z cube-face border (x - lx = lz - z) crosses the ground at x = 0.4, right
+  // through the box's shadow, which spans x in [-0.07, 1].
+  const Light pt = Light::point({-0.8, 0, 1.2}, 10);
+  ShadowMapParams p;
+  p.resolution = 256;
+  p.pcf_kernel = 3;
+  auto t0 = std::chrono::steady_clock::now();
+  ShadowMap map = render_shadow_map(*backend, m, pt, bounds_of_points(m.means), p);
+  const double ms = ms_since(t0);
+  ASSERT_EQ(map.depth.size(), 6u);
+  EXPECT_EQ(map.views.face_of({0.39, 0, 0}), 5);  // -Z
+  EXPECT_EQ(map.views.face_of({0.41, 0, 0}), 0);  // +X
+  Mismatch r = compare(pt, 0.01, 0.035, 0.012, [&](Vec3d g) { return shadow_visibility(map, pt, g, {0, 0, 1}); });
+  std::printf("[ shadow ] point cube 6x%dx%d: %.1f ms (%.1f ms a face); %ld/%ld wrong (%ld away from edges)\n",
+              p.resolution, p.resolution, ms, ms / 6, r.wrong, r.samples, r.wrong_far);
+  EXPECT_EQ(r.wrong_far, 0);
+  // Along the seam line inside the shadow: dark on both sides of the border.
+  for (double y = -0.1; y <= 0.1; y += 0.01)
+    for (double x : {0.38, 0.39, 0.40, 0.41, 0.42}) EXPECT_EQ(shadow_visibility(map, pt, {x, y, 0}, {0, 0, 1}), 0.0) << x << "," << y;
+  // And lit across the seam outside the shadow.
+  for (double x : {0.38, 0.40, 0.42}) EXPECT_EQ(shadow_visibility(map, pt, {x, 0.8, 0}, {0, 0, 1}), 1.0) << x;
+}
