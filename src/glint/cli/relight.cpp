@@ -1,0 +1,135 @@
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "glint/backend/backend.h"
+#include "glint/cli/camera_source.h"
+#include "glint/cli/commands.h"
+#include "glint/cli/output_dir.h"
+#include "glint/cli/progress.h"
+#include "glint/core/error.h"
+#include "glint/io/atomic_file.h"
+#include "glint/io/image_io.h"
+#include "glint/io/model_file.h"
+#include "glint/io/pfm.h"
+#include "glint/light/relight_score.h"
+#include "glint/light/relighter.h"
+
+namespace glint::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Mean normal angle error of the prepared views against the relight dataset's gt/.
+void print_normal_error(const std::string& gt_root, const std::vector<ViewGeometry>& views,
+                        const std::vector<std::size_t>& index) {
+  double sum = 0;
+  long pixels = 0;
+  for (std::size_t v = 0; v < views.size(); ++v) {
+    const std::string i = std::to_string(index[v]);
+    std::string normal = gt_root + "/gt/normal_" + i + ".pfm", mask = gt_root + "/gt/mask_" + i + ".png";
+    if (!fs::exists(normal) || !fs::exists(mask)) throw Error(normal, "ground-truth normals not found (--score expects the relight dataset root)");
+    NormalError e = normal_angle_error(views[v].normal, read_pfm(normal), read_image(mask));
+    std::printf("normal error  view %-3s %6.2f deg mean, %6.2f median over %ld px (%ld missing)\n", i.c_str(),
+                e.mean_deg, e.median_deg, e.pixels, e.missing);
+    sum += e.mean_deg * static_cast<double>(e.pixels);
+    pixels += e.pixels;
+  }
+  if (pixels > 0) std::printf("normal error  mean %.2f deg over %ld covered pixels away from edges\n", sum / pixels, pixels);
+}
+
+}  // namespace
+
+void add_relight(CLI::App& app) {
+  struct Args {
+    std::string model, cameras, lights, out, split = "test", score;
+    DatasetFlags flags;
+    RelightOptions opt;
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* sub = app.add_subcommand("relight", "Render a splat scene under new lights, with shadows");
+  sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
+  sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json or cameras.json")->required();
+  sub->add_option("--lights", a->lights, "Light file (docs/LIGHTING.md; the relight dataset's lights.json works)")
+      ->required();
+  sub->add_option("-o,--output", a->out, "Output folder: <output>/<setup>/r_<i>.png")->required();
+  sub->add_option("--split", a->split, "Dataset split whose cameras to render")->check(CLI::IsMember({"train", "test", "all"}));
+  std::map<std::string, ShadowMode> shadow_modes{
+      {"none", ShadowMode::kNone}, {"pcf", ShadowMode::kPcf}, {"transmittance", ShadowMode::kTransmittance}};
+  sub->add_option("--shadows", a->opt.shadows, "none, pcf (shadow maps) or transmittance (soft, through the splats)")
+      ->transform(CLI::CheckedTransformer(shadow_modes, CLI::ignore_case));
+  std::map<std::string, NormalSource> normal_modes{{"splats", NormalSource::kSplats}, {"depth", NormalSource::kDepth}};
+  sub->add_option("--normals", a->opt.normals, "Shading normals: splats (blended) or depth (from filtered depth)")
+      ->transform(CLI::CheckedTransformer(normal_modes, CLI::ignore_case));
+  sub->add_flag("!--no-delight", a->opt.delight, "Keep the capture's ambient occlusion in the albedo");
+  sub->add_option("--shadow-res", a->opt.shadow_map.resolution, "Shadow map resolution (texels a side)")
+      ->check(CLI::Range(16, 8192));
+  sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
+  sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
+  sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
+  sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
+  add_dataset_flags(*sub, a->flags);
+  sub->callback([a] {
+    using clock = std::chrono::steady_clock;
+    GaussianModel model = load_model(a->model);
+    CameraSource src = load_cameras(a->cameras, a->split, a->flags);
+    std::vector<LightSetup> setups = read_lights_json(a->lights);
+    std::vector<std::string> names;
+    for (const auto& s : setups)
+      for (std::size_t i : src.split_index) names.push_back(output_stem(s.name) + "/r_" + std::to_string(i) + ".png");
+    prepare_output_dir(a->out, names, a->force);
+    auto backend = make_cpu_backend();
+
+    auto t0 = clock::now();
+    Relighter relighter(model, *backend, a->opt);
+    std::vector<ViewGeometry> views;
+    Progress prep("views", static_cast<long>(src.cameras.size()));
+    for (const Camera& c : src.cameras) {
+      views.push_back(relighter.prepare(c));
+      prep.update(static_cast<long>(views.size()));
+    }
+    prep.finish(a->opt.delight ? "(geometry + ambient occlusion)" : "(geometry)");
+    const double prep_s = std::chrono::duration<double>(clock::now() - t0).count();
+
+    for (const LightSetup& s : setups) {
+      auto t1 = clock::now();
+      relighter.set_setup(s);
+      const double maps_s = std::chrono::duration<double>(clock::now() - t1).count();
+      const std::string dir = (fs::path(a->out) / output_stem(s.name)).string();
+      fs::create_directories(dir);
+      auto t2 = clock::now();
+      for (std::size_t v = 0; v < views.size(); ++v) {
+        ImageF lin = relighter.relight(views[v]);
+        write_file_atomic(dir + "/r_" + std::to_string(src.split_index[v]) + ".png",
+                          encode_png(Relighter::encode(lin, views[v].alpha)));
+      }
+      const double shade_s = std::chrono::duration<double>(clock::now() - t2).count();
+      const double lights = std::max<std::size_t>(1, s.lights.size());
+      std::printf("%-10s %zu light(s): visibility maps %.2f s, %zu views shaded in %.2f s (%.1f ms per light per frame)\n",
+                  s.name.c_str(), s.lights.size(), maps_s, views.size(), shade_s,
+                  1000.0 * (maps_s + shade_s) / (lights * static_cast<double>(views.size())));
+    }
+    std::printf("view geometry%s: %.2f s for %zu views; wrote %s/<setup>/r_<i>.png\n",
+                a->opt.delight ? " and ambient occlusion" : "", prep_s, views.size(), a->out.c_str());
+
+    if (!a->score.empty()) {
+      std::vector<std::string> names_only;
+      for (const auto& s : setups) names_only.push_back(output_stem(s.name));
+      RelightScore score = score_relight(a->score, a->out, names_only);
+      for (const SetupScore& s : score.setups) {
+        std::printf("%-10s PSNR %.2f dB (masked %.2f dB)  per view:", s.setup.c_str(), s.psnr, s.psnr_masked);
+        for (double p : s.per_view) std::printf(" %.2f", p);
+        std::printf("\n");
+      }
+      std::printf("mean relit PSNR over %zu setups: %.2f dB\n", score.setups.size(), score.mean_psnr);
+      write_file_atomic((fs::path(a->out) / "scores.json").string(), relight_score_json(score));
+      print_normal_error(a->score, views, src.split_index);
+    }
+  });
+}
+
+}  // namespace glint::cli

@@ -1,0 +1,124 @@
+#include "glint/light/relighter.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "glint/light/color.h"
+#include "glint/light/geometry.h"
+#include "glint/light/shade.h"
+
+namespace glint {
+
+SceneBounds robust_bounds(const GaussianModel& model) {
+  SceneBounds b = bounds_of_points(model.means);
+  const std::size_t n = model.size();
+  if (n < 100) return b;
+  std::vector<double> d(n);
+  for (std::size_t i = 0; i < n; ++i) d[i] = norm(Vec3d{model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]} - b.center);
+  std::size_t k = static_cast<std::size_t>(0.99 * static_cast<double>(n));
+  std::nth_element(d.begin(), d.begin() + static_cast<long>(k), d.end());
+  b.radius = std::min(b.radius, 1.05 * d[k]);
+  return b;
+}
+
+Relighter::Relighter(const GaussianModel& model, Backend& backend, const RelightOptions& options)
+    : model_(model), backend_(backend), options_(options), bounds_(robust_bounds(model)) {
+  if (options_.delight) ao_maps_ = std::make_unique<AoMaps>(render_ao_maps(backend_, model_, bounds_, options_.ao));
+}
+
+ViewGeometry Relighter::prepare(const Camera& camera) const {
+  RenderSettings rs;  // black background: rgb is then colour premultiplied by coverage
+  rs.want_alpha = true;
+  rs.want_depth = true;
+  rs.want_normal = options_.normals == NormalSource::kSplats;
+  RenderOutput out = backend_.forward(model_, camera, rs);
+  const int w = camera.width, h = camera.height;
+  const std::size_t np = static_cast<std::size_t>(w) * h;
+
+  ViewGeometry g;
+  g.alpha = out.alpha;
+  g.capture_linear = ImageF(w, h, 3);
+  for (std::size_t p = 0; p < np; ++p) {
+    float a = out.alpha.data[p];
+    for (int c = 0; c < 3; ++c) {
+      float straight = a > 1e-4f ? std::clamp(out.rgb.data[p * 3 + c] / a, 0.f, 1.f) : 0.f;
+      g.capture_linear.data[p * 3 + c] = srgb_to_linear(straight);
+    }
+  }
+  g.depth = out.depth;
+  for (std::size_t p = 0; p < np; ++p)
+    if (g.alpha.data[p] < options_.alpha_threshold) g.depth.data[p] = 0.f;
+  if (options_.normals == NormalSource::kDepth) {
+    ImageF guide = out.rgb;
+    ImageF depth = options_.filter_depth ? joint_bilateral_depth(g.depth, guide, &g.alpha, options_.depth_filter) : g.depth;
+    g.normal = world_normals_from_depth(camera, depth, &g.alpha, options_.alpha_threshold);
+  } else {
+    g.normal = ImageF(w, h, 3);
+    const Vec3d eye = camera.center();
+    g.position = world_positions_from_depth(camera, g.depth);
+    for (std::size_t p = 0; p < np; ++p) {
+      Vec3d n{out.normal.data[p * 3], out.normal.data[p * 3 + 1], out.normal.data[p * 3 + 2]};
+      double len = norm(n);
+      if (g.depth.data[p] <= 0 || len < 1e-8) continue;
+      n = (1.0 / len) * n;
+      Vec3d x{g.position.data[p * 3], g.position.data[p * 3 + 1], g.position.data[p * 3 + 2]};
+      if (dot(n, eye - x) < 0) n = -n;  // blended normals may lean away where splats disagree
+      for (int c = 0; c < 3; ++c) g.normal.data[p * 3 + c] = static_cast<float>((&n.x)[c]);
+    }
+  }
+  if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
+  if (ao_maps_) {
+    g.ao = ambient_occlusion_image(*ao_maps_, g.position, g.normal);
+    g.albedo = delight(g.capture_linear, g.ao);
+  } else {
+    g.ao = ImageF(w, h, 1, 1.f);
+    g.albedo = g.capture_linear;
+  }
+  return g;
+}
+
+void Relighter::set_setup(const LightSetup& setup) {
+  setup_ = setup;
+  shadow_maps_.clear();
+  transmittance_maps_.clear();
+  for (const Light& l : setup_.lights) {
+    if (options_.shadows == ShadowMode::kPcf)
+      shadow_maps_.push_back(render_shadow_map(backend_, model_, l, bounds_, options_.shadow_map));
+    else if (options_.shadows == ShadowMode::kTransmittance)
+      transmittance_maps_.push_back(render_transmittance_map(backend_, model_, l, bounds_, options_.transmittance));
+  }
+}
+
+ImageF Relighter::relight(const ViewGeometry& g) const {
+  std::vector<ImageF> vis;
+  for (std::size_t i = 0; i < setup_.lights.size(); ++i) {
+    if (options_.shadows == ShadowMode::kPcf)
+      vis.push_back(shadow_visibility_image(shadow_maps_[i], setup_.lights[i], g.position, g.normal));
+    else if (options_.shadows == ShadowMode::kTransmittance)
+      vis.push_back(transmittance_visibility_image(transmittance_maps_[i], setup_.lights[i], g.position, g.normal));
+  }
+  ShadeInputs in;
+  in.albedo = &g.albedo;
+  in.normal = &g.normal;
+  in.position = &g.position;
+  for (const ImageF& v : vis) in.visibility.push_back(&v);
+  in.ambient_albedo = &g.capture_linear;
+  return shade(setup_, in);
+}
+
+Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {
+  Image8 out;
+  out.width = linear.width;
+  out.height = linear.height;
+  out.channels = 4;
+  const std::size_t np = static_cast<std::size_t>(linear.width) * linear.height;
+  out.data.resize(np * 4);
+  for (std::size_t p = 0; p < np; ++p) {
+    for (int c = 0; c < 3; ++c)
+      out.data[p * 4 + c] = static_cast<std::uint8_t>(std::lround(255.f * linear_to_srgb(linear.data[p * 3 + c])));
+    out.data[p * 4 + 3] = static_cast<std::uint8_t>(std::lround(255.f * std::clamp(alpha.data[p], 0.f, 1.f)));
+  }
+  return out;
+}
+
+}  // namespace glint

@@ -1,0 +1,76 @@
+#pragma once
+// Relighting a trained scene from camera views: per view, the splats give capture colour,
+// coverage, depth and normals; per light, shadow maps (or transmittance maps) rendered from
+// the light give visibility; de-lighting divides the capture by the splats' own ambient
+// occlusion to recover albedo; shade() combines them in linear colour.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "glint/backend/backend.h"
+#include "glint/core/camera.h"
+#include "glint/light/ambient_occlusion.h"
+#include "glint/light/depth_filter.h"
+#include "glint/light/lights.h"
+#include "glint/light/shadow_map.h"
+#include "glint/light/transmittance_shadow.h"
+
+namespace glint {
+
+enum class ShadowMode { kNone, kPcf, kTransmittance };
+enum class NormalSource { kSplats, kDepth };
+
+struct RelightOptions {
+  ShadowMode shadows = ShadowMode::kPcf;
+  bool delight = true;              // divide the capture by the splats' ambient occlusion
+  NormalSource normals = NormalSource::kSplats;
+  bool filter_depth = true;         // joint bilateral filter before normals from depth
+  DepthFilterParams depth_filter;
+  ShadowMapParams shadow_map;
+  TransmittanceParams transmittance;
+  AoParams ao;
+  float alpha_threshold = 0.5f;     // pixels below carry no surface for geometry
+};
+
+// What a camera view contributes, independent of the lights.
+struct ViewGeometry {
+  ImageF capture_linear;  // [H,W,3] straight (un-premultiplied) colour, linear
+  ImageF alpha;           // [H,W,1]
+  ImageF depth;           // [H,W,1] z-depth, 0 = none
+  ImageF position;        // [H,W,3] world
+  ImageF normal;          // [H,W,3] world, unit, 0 where no surface
+  ImageF ao;              // [H,W,1] (1 when de-lighting is off)
+  ImageF albedo;          // [H,W,3] linear
+};
+
+class Relighter {
+ public:
+  Relighter(const GaussianModel& model, Backend& backend, const RelightOptions& options);
+
+  ViewGeometry prepare(const Camera& camera) const;
+
+  // Renders the visibility maps of every light of `setup` (kept until the next call).
+  void set_setup(const LightSetup& setup);
+
+  // Linear radiance of a prepared view under the current setup.
+  ImageF relight(const ViewGeometry& view) const;
+
+  // RGBA 8-bit, sRGB-encoded straight colour and coverage: the relight dataset's layout.
+  static Image8 encode(const ImageF& linear, const ImageF& alpha);
+
+ private:
+  const GaussianModel& model_;
+  Backend& backend_;
+  RelightOptions options_;
+  SceneBounds bounds_;
+  std::unique_ptr<AoMaps> ao_maps_;
+  LightSetup setup_;
+  std::vector<ShadowMap> shadow_maps_;
+  std::vector<TransmittanceMap> transmittance_maps_;
+};
+
+// Bounds of the splats that matter for shadows: the sphere around the mean centre that
+// holds 99% of the splats, ignoring the few floaters far away.
+SceneBounds robust_bounds(const GaussianModel& model);
+
+}  // namespace glint
