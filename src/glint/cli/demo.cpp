@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "glint/cli/commands.h"
+#include "glint/cli/relight_run.h"
 #include "glint/cli/train_run.h"
 #include "glint/core/error.h"
 
@@ -24,7 +25,6 @@ void add_demo(CLI::App& app) {
   args->train.steps = 3000;
   args->save_renders = true;
   args->eval_every = 500;
-  std::string data;
   auto data_ptr = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("demo", "Train on the bundled demo scene (data/demo) and evaluate it");
   sub->add_option("-o,--output", args->out, "Output folder")->capture_default_str();
@@ -38,6 +38,17 @@ void add_demo(CLI::App& app) {
     a.schedule_steps = a.train.steps;
     int code = run_training(a);
     if (code != 0) throw CLI::RuntimeError(code);
+    // The bundled scene comes with light setups: relight its test views with shadows.
+    const std::string lights = a.dataset + "/lights.json";
+    if (!std::filesystem::exists(lights)) return;
+    RelightArgs r;
+    r.model = a.out + "/scene.ply";
+    r.cameras = a.dataset;
+    r.lights = lights;
+    r.out = a.out + "/relit";
+    r.force = a.force;
+    std::printf("relighting the test views under %s\n", lights.c_str());
+    run_relight(r);
   });
 }
 

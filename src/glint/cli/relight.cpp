@@ -6,6 +6,7 @@
 
 #include "glint/backend/backend.h"
 #include "glint/cli/camera_source.h"
+#include "glint/cli/relight_run.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/output_dir.h"
 #include "glint/cli/progress.h"
@@ -44,13 +45,7 @@ void print_normal_error(const std::string& gt_root, const std::vector<ViewGeomet
 }  // namespace
 
 void add_relight(CLI::App& app) {
-  struct Args {
-    std::string model, cameras, lights, out, split = "test", score;
-    DatasetFlags flags;
-    RelightOptions opt;
-    bool force = false;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<RelightArgs>();
   auto* sub = app.add_subcommand("relight", "Render a splat scene under new lights, with shadows");
   sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
   sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json or cameras.json")->required();
@@ -73,7 +68,11 @@ void add_relight(CLI::App& app) {
   sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_dataset_flags(*sub, a->flags);
-  sub->callback([a] {
+  sub->callback([a] { run_relight(*a); });
+}
+
+void run_relight(const RelightArgs& args) {
+  const RelightArgs* a = &args;
     using clock = std::chrono::steady_clock;
     GaussianModel model = load_model(a->model);
     CameraSource src = load_cameras(a->cameras, a->split, a->flags);
@@ -129,7 +128,6 @@ void add_relight(CLI::App& app) {
       write_file_atomic((fs::path(a->out) / "scores.json").string(), relight_score_json(score));
       print_normal_error(a->score, views, src.split_index);
     }
-  });
 }
 
 }  // namespace glint::cli
