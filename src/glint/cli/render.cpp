@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "glint/backend/backend.h"
+#include "glint/cli/aov_output.h"
 #include "glint/cli/camera_source.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/output_dir.h"
@@ -19,6 +20,8 @@ void add_render(CLI::App& app) {
     DatasetFlags flags;
     bool force = false, antialiased = false;
     int sh_degree = -1;
+    std::vector<std::string> aovs{"rgb"};
+    DepthFilterParams filter;
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("render", "Render a splat file from a dataset's cameras or a cameras.json");
@@ -29,28 +32,41 @@ void add_render(CLI::App& app) {
       ->check(CLI::IsMember({"train", "test", "all"}));
   sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
   sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
+  sub->add_option("--aov", a->aovs,
+                  "Outputs, comma separated: rgb, alpha, depth, median_depth, normal, depth_normal "
+                  "(PNG visualisations; float data as PFM for all but rgb)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"rgb", "alpha", "depth", "median_depth", "normal", "depth_normal"}));
+  sub->add_option("--depth-sigma-px", a->filter.sigma_spatial_px, "depth_normal: spatial sigma of the bilateral filter (px)");
+  sub->add_option("--depth-sigma-color", a->filter.sigma_range, "depth_normal: colour sigma of the bilateral filter");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
     GaussianModel model = load_model(a->model);
     CameraSource src = load_cameras(a->cameras, a->split, a->flags);
+    AovSet aov = parse_aovs(a->aovs);
     std::vector<std::string> names;
-    for (const Camera& c : src.cameras) names.push_back(output_stem(c.name) + ".png");
+    for (const Camera& c : src.cameras)
+      for (const std::string& f : aov_files(aov, output_stem(c.name))) names.push_back(f);
     prepare_output_dir(a->out, names, a->force);
     auto backend = make_cpu_backend();
     RenderSettings rs;
     for (int c = 0; c < 3; ++c) rs.background[c] = src.background[static_cast<std::size_t>(c)];
     rs.sh_degree = a->sh_degree;
     rs.antialiased = a->antialiased;
-    rs.want_alpha = false;
+    rs.want_alpha = aov.alpha || aov.depth_normal;
+    rs.want_depth = aov.depth || aov.depth_normal;
+    rs.want_median_depth = aov.median_depth;
+    rs.want_normal = aov.normal;
     Progress progress("render", static_cast<long>(src.cameras.size()));
     for (std::size_t i = 0; i < src.cameras.size(); ++i) {
       RenderOutput o = backend->forward(model, src.cameras[i], rs);
-      write_file_atomic((std::filesystem::path(a->out) / names[i]).string(), encode_png(to_image8(o.rgb)));
+      write_aovs(aov, a->out, output_stem(src.cameras[i].name), src.cameras[i], o, a->filter);
       progress.update(static_cast<long>(i + 1));
     }
     progress.finish();
-    std::printf("wrote %zu renders of %zu splats to %s\n", names.size(), model.size(), a->out.c_str());
+    std::printf("wrote %zu files for %zu cameras (%zu splats) to %s\n", names.size(), src.cameras.size(), model.size(),
+                a->out.c_str());
   });
 }
 

@@ -29,6 +29,14 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
                  "Train the first N steps at reduced resolution (1/4, then 1/2 after N/2)")->group(g);
   cmd.add_option("--init-opacity", t.init.opacity, "Opacity of the initial splats")->check(CLI::Range(0.001, 0.999))->group(g);
 
+  auto* geo = "Geometry regularisers (for relighting)";
+  cmd.add_option("--normal-weight", t.normal_weight, "Weight of normal consistency (splat normals vs depth normals)")
+      ->check(CLI::NonNegativeNumber)->group(geo);
+  cmd.add_option("--normal-from", t.normal_from, "First step of normal consistency")->group(geo);
+  cmd.add_option("--flatten-weight", t.flatten_weight, "Weight of the flattening loss (mean smallest scale)")
+      ->check(CLI::NonNegativeNumber)->group(geo);
+  cmd.add_option("--flatten-from", t.flatten_from, "First step of the flattening loss")->group(geo);
+
   auto* lr = "Learning rates";
   cmd.add_option("--lr-means", t.lr.means_init, "Position lr at the start (x scene radius)")->group(lr);
   cmd.add_option("--lr-means-final", t.lr.means_final, "Position lr at the end (x scene radius)")->group(lr);

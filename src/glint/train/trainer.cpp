@@ -30,6 +30,7 @@ std::string TrainOptions::to_json() const {
   j["random_background"] = random_background;
   j["antialiased"] = antialiased;
   j["coarse_to_fine"] = coarse_to_fine;
+  j["geometry"] = {normal_weight, normal_from, flatten_weight, flatten_from};
   return j.dump();
 }
 
@@ -122,17 +123,29 @@ StepResult Trainer::step() {
   RenderSettings rs;
   for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
   rs.sh_degree = sh_degree_at(step, options_.sh_degree_every, options_.max_sh_degree);
-  rs.want_alpha = false;
+  const bool geometry = options_.normal_weight > 0 && step >= options_.normal_from;
+  rs.want_alpha = geometry;
+  rs.want_depth = geometry;
+  rs.want_normal = geometry;
   rs.antialiased = options_.antialiased;
   RenderOutput out = backend_.forward(set_.model, cam, rs);
 
   ImageF d_rgb;
   LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss);
+  double total = loss.total;
   RenderGradIn gin;
   gin.d_rgb = d_rgb.data.data();
+  NormalConsistency nc;
+  if (geometry) {
+    nc = normal_consistency(cam, out.normal, out.depth, out.alpha, options_.normal_weight);
+    total += nc.loss;
+    gin.d_normal = nc.d_normal.data.data();
+    gin.d_depth = nc.d_depth.data.data();
+  }
   backend_.backward(set_.model, cam, rs, out, gin, grad_);
+  if (options_.flatten_weight > 0 && step >= options_.flatten_from)
+    total += flatten_loss(set_.model, options_.flatten_weight, grad_.log_scales.data());
 
-  double total = loss.total;
   if (options_.strategy == Strategy::kMcmc)
     total += mcmc_regularizer(set_.model, options_.mcmc, grad_.opacity_logits.data(), grad_.log_scales.data());
 

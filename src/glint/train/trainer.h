@@ -11,6 +11,7 @@
 #include "glint/io/image_cache.h"
 #include "glint/train/checkpoint.h"
 #include "glint/train/densify.h"
+#include "glint/train/geometry_loss.h"
 #include "glint/train/init.h"
 #include "glint/train/loss.h"
 #include "glint/train/mcmc.h"
@@ -37,6 +38,11 @@ struct TrainOptions {
   bool random_background = false;  // a random colour behind every training render
   bool antialiased = false;        // Mip-Splatting 2D filter
   long coarse_to_fine = 0;         // steps at reduced resolution: 1/4 for the first half, 1/2 after
+  // Geometry regularisers (geometry_loss.h), off at weight 0.
+  float normal_weight = 0.f;  // normal consistency between splat normals and depth normals
+  long normal_from = 7000;
+  float flatten_weight = 0.f;  // mean smallest scale
+  long flatten_from = 0;
 
   // What a resumed run must agree on (everything that changes the result).
   std::string to_json() const;

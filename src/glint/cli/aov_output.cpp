@@ -1,0 +1,116 @@
+#include "glint/cli/aov_output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "glint/io/atomic_file.h"
+#include "glint/io/image_io.h"
+#include "glint/io/image_ops.h"
+#include "glint/io/pfm.h"
+
+namespace glint::cli {
+
+namespace {
+
+// Depth as grey: near is bright, far dark, over the covered pixels' range; no depth is black.
+ImageF depth_visual(const ImageF& depth) {
+  float lo = 1e30f, hi = 0;
+  for (float z : depth.data)
+    if (z > 0) {
+      lo = std::min(lo, z);
+      hi = std::max(hi, z);
+    }
+  ImageF v(depth.width, depth.height, 1);
+  for (std::size_t i = 0; i < depth.data.size(); ++i) {
+    float z = depth.data[i];
+    v.data[i] = z > 0 ? (hi > lo ? 0.1f + 0.9f * (hi - z) / (hi - lo) : 1.f) : 0.f;
+  }
+  return v;
+}
+
+// Unit normals as colour (n + 1) / 2; zero (no surface) stays black.
+ImageF normal_visual(const ImageF& n) {
+  ImageF v(n.width, n.height, 3);
+  for (std::size_t p = 0; p < n.data.size() / 3; ++p) {
+    float x = n.data[p * 3], y = n.data[p * 3 + 1], z = n.data[p * 3 + 2];
+    float len = std::sqrt(x * x + y * y + z * z);
+    if (len < 1e-8f) continue;
+    v.data[p * 3] = 0.5f * (x / len + 1);
+    v.data[p * 3 + 1] = 0.5f * (y / len + 1);
+    v.data[p * 3 + 2] = 0.5f * (z / len + 1);
+  }
+  return v;
+}
+
+ImageF unit_normals(const ImageF& n) {
+  ImageF u = n;
+  for (std::size_t p = 0; p < n.data.size() / 3; ++p) {
+    float* q = &u.data[p * 3];
+    float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    for (int c = 0; c < 3; ++c) q[c] = len > 1e-8f ? q[c] / len : 0.f;
+  }
+  return u;
+}
+
+}  // namespace
+
+AovSet parse_aovs(const std::vector<std::string>& names) {
+  AovSet a;
+  for (const std::string& n : names) {
+    if (n == "rgb") a.rgb = true;
+    if (n == "alpha") a.alpha = true;
+    if (n == "depth") a.depth = true;
+    if (n == "median_depth") a.median_depth = true;
+    if (n == "normal") a.normal = true;
+    if (n == "depth_normal") a.depth_normal = true;
+  }
+  return a;
+}
+
+std::vector<std::string> aov_files(const AovSet& a, const std::string& s) {
+  std::vector<std::string> f;
+  if (a.rgb) f.push_back(s + ".png");
+  auto both = [&](const char* suffix) {
+    f.push_back(s + suffix + ".png");
+    f.push_back(s + suffix + ".pfm");
+  };
+  if (a.alpha) both("_alpha");
+  if (a.depth) both("_depth");
+  if (a.median_depth) both("_median_depth");
+  if (a.normal) both("_normal");
+  if (a.depth_normal) both("_depth_normal");
+  return f;
+}
+
+void write_aovs(const AovSet& a, const std::string& dir, const std::string& s, const Camera& camera,
+                const RenderOutput& o, const DepthFilterParams& filter) {
+  auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
+  auto png = [&](const std::string& name, const ImageF& img) { write_file_atomic(path(name), encode_png(to_image8(img))); };
+  if (a.rgb) png(s + ".png", o.rgb);
+  if (a.alpha) {
+    png(s + "_alpha.png", o.alpha);
+    write_pfm(path(s + "_alpha.pfm"), o.alpha);
+  }
+  if (a.depth) {
+    png(s + "_depth.png", depth_visual(o.depth));
+    write_pfm(path(s + "_depth.pfm"), o.depth);
+  }
+  if (a.median_depth) {
+    png(s + "_median_depth.png", depth_visual(o.median_depth));
+    write_pfm(path(s + "_median_depth.pfm"), o.median_depth);
+  }
+  if (a.normal) {
+    ImageF n = unit_normals(o.normal);
+    png(s + "_normal.png", normal_visual(n));
+    write_pfm(path(s + "_normal.pfm"), n);
+  }
+  if (a.depth_normal) {
+    ImageF filtered = joint_bilateral_depth(o.depth, o.rgb, &o.alpha, filter);
+    ImageF n = world_normals_from_depth(camera, filtered, &o.alpha);
+    png(s + "_depth_normal.png", normal_visual(n));
+    write_pfm(path(s + "_depth_normal.pfm"), n);
+  }
+}
+
+}  // namespace glint::cli
