@@ -1,12 +1,37 @@
+#include <algorithm>
 #include <map>
 
 #include "glint/cli/train_run.h"
 
 namespace glint::cli {
 
+namespace {
+constexpr float kLightableNormalWeight = 0.05f;
+constexpr long kLightableNormalFrom = 1000;
+constexpr float kLightableFlattenWeight = 100.f;
+}  // namespace
+
+// What measured best on the relight benchmark (docs/LIGHTING.md): flat splats whose
+// normals agree with the rendered depth.
+void apply_preset(TrainArgs& a) {
+  if (a.preset.empty()) return;
+  TrainOptions& t = a.train;
+  const TrainOptions d;
+  if (a.preset == "lightable") {
+    if (t.normal_weight == d.normal_weight) t.normal_weight = kLightableNormalWeight;
+    if (t.normal_from == d.normal_from) t.normal_from = std::min<long>(kLightableNormalFrom, a.schedule_steps / 6);
+    if (t.flatten_weight == d.flatten_weight) t.flatten_weight = kLightableFlattenWeight;
+  }
+}
+
 void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   TrainOptions& t = a.train;
   auto* g = "Training";
+  cmd.add_option("--preset", a.preset,
+                 "lightable: geometry regularisers tuned for relighting (normal consistency + flattening); "
+                 "explicit flags still win")
+      ->check(CLI::IsMember({"lightable"}))
+      ->group(g);
   cmd.add_option("--steps", t.steps, "Training steps")->check(CLI::PositiveNumber)->group(g);
   cmd.add_option("--schedule-steps", a.schedule_steps,
                  "Run length the schedule is laid out for: position lr decays over it, densification stops "

@@ -72,6 +72,7 @@ int run_training(TrainArgs a) {
   // for other run lengths: positions decay over S steps, densification (and its opacity
   // resets) stops at S/2. It does not follow --steps, so that running N steps and resuming
   // to N+M gives exactly the run of N+M steps.
+  apply_preset(a);
   const long S = a.schedule_steps;
   if (a.train.lr.position_max_steps == LearningRates{}.position_max_steps) a.train.lr.position_max_steps = S;
   if (a.train.densify.densify_until == DensifyOptions{}.densify_until)

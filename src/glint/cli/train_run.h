@@ -14,6 +14,7 @@ struct TrainArgs {
   std::string out;
   DatasetFlags data;
   TrainOptions train;
+  std::string preset;            // "lightable": geometry regularisers for relighting
   long schedule_steps = 30000;  // length the LR / densification schedule is laid out for
   long eval_every = 0;  // test PSNR every N steps (0: only at the start and the end)
   long save_every = 0;  // checkpoint every N steps
@@ -28,6 +29,9 @@ struct TrainArgs {
 
 // Returns the process exit code (0 done, 130 interrupted with a checkpoint written).
 int run_training(TrainArgs args);
+
+// Applies a --preset to the options the user did not set explicitly (still at default).
+void apply_preset(TrainArgs& args);
 
 // Adds every training flag to `cmd`, writing into `args`.
 void add_train_flags(CLI::App& cmd, TrainArgs& args);
