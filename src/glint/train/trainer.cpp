@@ -1,6 +1,7 @@
 #include "glint/train/trainer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -90,7 +91,18 @@ void Trainer::check_finite(long step, double loss) const {
   }
 }
 
+namespace {
+double ms_since(std::chrono::steady_clock::time_point& t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
+}  // namespace
+
 StepResult Trainer::step() {
+  StepResult res;
+  auto clock = std::chrono::steady_clock::now();
   const long step = step_ + 1;
   const View& view = dataset_.train[view_for_step(step)];
   std::shared_ptr<const Image8> image = cache_.get(static_cast<std::size_t>(&view - dataset_.train.data()));
@@ -125,9 +137,11 @@ StepResult Trainer::step() {
   rs.want_alpha = false;
   rs.antialiased = options_.antialiased;
   RenderOutput out = backend_.forward(set_.model, cam, rs);
+  res.ms_forward = ms_since(clock);
 
-  ImageF d_rgb;
+  ImageF& d_rgb = d_rgb_;
   LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss);
+  res.ms_loss = ms_since(clock);
   RenderGradIn gin;
   gin.d_rgb = d_rgb.data.data();
   backend_.backward(set_.model, cam, rs, out, gin, grad_);
@@ -136,9 +150,13 @@ StepResult Trainer::step() {
   if (options_.strategy == Strategy::kMcmc)
     total += mcmc_regularizer(set_.model, options_.mcmc, grad_.opacity_logits.data(), grad_.log_scales.data());
 
+  res.ms_backward = ms_since(clock);
+
   const std::size_t n = set_.size();
-  std::vector<float> radii(n);
-  std::vector<std::uint8_t> visible(n);
+  std::vector<float>& radii = radii_;
+  std::vector<std::uint8_t>& visible = visible_;
+  radii.resize(n);
+  visible.resize(n);
   std::size_t num_visible = 0;
   for (std::size_t i = 0; i < n; ++i) {
     radii[i] = static_cast<float>(out.radii[i]);
@@ -147,6 +165,7 @@ StepResult Trainer::step() {
   }
   if (options_.strategy == Strategy::kAdc)
     accumulate_densify_stats(set_, step, options_.densify, grad_.mean2d, radii, cam.width, cam.height);
+  res.ms_stats = ms_since(clock);
 
   const float means_lr = static_cast<float>(means_lr_(step));
   GroupRates rates = {means_lr,
@@ -158,6 +177,7 @@ StepResult Trainer::step() {
   GroupGrads grads = {grad_.means.data(),          grad_.log_scales.data(), grad_.quats.data(),
                       grad_.opacity_logits.data(), grad_.sh_dc.data(),      grad_.sh_rest.data()};
   set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr);
+  res.ms_optimizer = ms_since(clock);
 
   if (options_.strategy == Strategy::kAdc) {
     DensifyOptions d = options_.densify;
@@ -168,7 +188,12 @@ StepResult Trainer::step() {
   }
   step_ = step;
   check_finite(step, total);
-  return StepResult{step, total, set_.size(), num_visible};
+  res.ms_densify = ms_since(clock);
+  res.step = step;
+  res.loss = total;
+  res.splats = set_.size();
+  res.visible = num_visible;
+  return res;
 }
 
 }  // namespace glint

@@ -79,8 +79,10 @@ struct ForwardState {
   std::vector<std::uint32_t> splat_inst;          // splat-major: instance position, tile order
   std::vector<std::uint32_t> tile_offsets;        // [tiles+1]
   std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
-  std::unique_ptr<float[]> T_final, C_final, S_final, N_final;
-  std::unique_ptr<std::int32_t[]> median_inst;
+  std::vector<float> T_final, C_final, S_final, N_final;
+  std::vector<std::int32_t> median_inst;
+  // per-frame scratch kept with the state so a recycled state allocates nothing
+  std::vector<std::uint32_t> count, inst_tile, keys, order, keys2, order2, hist;
 };
 }  // namespace detail
 
@@ -162,11 +164,13 @@ struct TileListKernel {
 };
 
 // Stable LSD radix sort of (key, value) pairs by key.
-void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
+void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals, std::vector<std::uint32_t>& k2,
+                std::vector<std::uint32_t>& v2, std::vector<std::uint32_t>& hist) {
   const std::size_t n = keys.size();
-  std::vector<std::uint32_t> k2(n), v2(n);
+  k2.resize(n);
+  v2.resize(n);
   constexpr int kBits = 11, kBuckets = 1 << kBits;
-  std::vector<std::uint32_t> hist(kBuckets);
+  hist.resize(kBuckets);
   for (int shift = 0; shift < 32; shift += kBits) {
     std::fill(hist.begin(), hist.end(), 0u);
     for (std::size_t i = 0; i < n; ++i) ++hist[(keys[i] >> shift) & (kBuckets - 1)];
@@ -245,6 +249,13 @@ void check_model(const GaussianModel& m) {
   if (n > std::size_t(std::numeric_limits<int>::max() / 2)) throw Error("rasterizer: too many splats");
 }
 
+// Grows a vector to at least n elements without shrinking (contents are scratch).
+template <class T>
+T* grow(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
@@ -255,14 +266,27 @@ class CpuBackend final : public Backend {
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
 
  private:
+  // A state is handed out again once no RenderOutput refers to it any more, so steady
+  // rendering (training, benchmarks) reuses its buffers instead of faulting in fresh pages.
+  std::shared_ptr<detail::ForwardState> take_state();
   int threads_;
+  std::vector<float> records_;  // backward's per-instance gradient records, reused
+  std::vector<std::shared_ptr<detail::ForwardState>> pool_;
 };
+
+std::shared_ptr<detail::ForwardState> CpuBackend::take_state() {
+  for (auto& p : pool_)
+    if (p.use_count() == 1) return p;
+  auto st = std::make_shared<detail::ForwardState>();
+  if (pool_.size() < 3) pool_.push_back(st);
+  return st;
+}
 
 RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
   check_model(model);
   if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
     throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
-  auto st = std::make_shared<detail::ForwardState>();
+  std::shared_ptr<detail::ForwardState> st = take_state();
   const int W = camera.width, H = camera.height, TS = render::kTileSize;
   st->view = render::make_view<float>(camera, settings.near_plane);
   st->settings = settings;
@@ -281,9 +305,9 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   RenderOutput out;
   out.radii.assign(st->n, 0);
   st->packed.resize(st->n);
-  std::vector<std::uint32_t> count(st->n);
+  std::uint32_t* count = grow(st->count, st->n);
   launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
-                        st->packed.data(), out.radii.data(), count.data());
+                        st->packed.data(), out.radii.data(), count);
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);
@@ -296,15 +320,16 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   }
   if (total > std::numeric_limits<std::uint32_t>::max() / 2) throw Error("rasterizer: too many tile instances");
   st->splat_inst_offsets[st->n] = std::uint32_t(total);
-  std::vector<std::uint32_t> inst_tile(total);
+  std::uint32_t* inst_tile = grow(st->inst_tile, total);
   launch<TileListKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view),
                          static_cast<const SplatPacked*>(st->packed.data()),
-                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()), inst_tile.data());
+                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()), inst_tile);
 
   // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
-  std::vector<std::uint32_t> keys, order;
-  keys.reserve(std::size_t(visible));
-  order.reserve(std::size_t(visible));
+  std::vector<std::uint32_t>& keys = st->keys;
+  std::vector<std::uint32_t>& order = st->order;
+  keys.clear();
+  order.clear();
   for (std::size_t i = 0; i < st->n; ++i)
     if (count[i] > 0) {
       std::uint32_t k;
@@ -312,12 +337,13 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
       keys.push_back(k);
       order.push_back(std::uint32_t(i));
     }
-  radix_sort(keys, order);
+  radix_sort(keys, order, st->keys2, st->order2, st->hist);
 
   // stable counting sort of instances into tiles, chunked over the depth order
   const int nchunks = std::max(1, std::min(threads_ * 4, int(order.size() / 2048) + 1));
   const std::size_t chunk = (order.size() + std::size_t(nchunks) - 1) / std::size_t(nchunks);
-  std::vector<std::uint32_t> cnt(std::size_t(nchunks) * std::size_t(ntiles), 0u);
+  std::vector<std::uint32_t>& cnt = st->hist;
+  cnt.assign(std::size_t(nchunks) * std::size_t(ntiles), 0u);
   const std::uint32_t* offs = st->splat_inst_offsets.data();
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
@@ -362,11 +388,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (settings.want_median_depth) out.median_depth = ImageF(W, H, 1);
   if (settings.want_normal) out.normal = ImageF(W, H, 3);
   if (settings.want_count) out.count = ImageF(W, H, 1);
-  st->T_final.reset(new float[P]);
-  st->C_final.reset(new float[3 * P]);
-  if (settings.want_depth) st->S_final.reset(new float[P]);
-  if (settings.want_normal) st->N_final.reset(new float[3 * P]);
-  if (settings.want_median_depth) st->median_inst.reset(new std::int32_t[P]);
+  float* T_final = grow(st->T_final, P);
+  float* C_final = grow(st->C_final, 3 * P);
+  float* S_final = settings.want_depth ? grow(st->S_final, P) : nullptr;
+  float* N_final = settings.want_normal ? grow(st->N_final, 3 * P) : nullptr;
+  std::int32_t* median_inst = settings.want_median_depth ? grow(st->median_inst, P) : nullptr;
 
   TileForwardArgs fa{};
   fa.splats = st->packed.data();
@@ -382,11 +408,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.median = settings.want_median_depth ? out.median_depth.data.data() : nullptr;
   fa.normal = settings.want_normal ? out.normal.data.data() : nullptr;
   fa.count = settings.want_count ? out.count.data.data() : nullptr;
-  fa.T_final = st->T_final.get();
-  fa.C_final = st->C_final.get();
-  fa.S_final = st->S_final.get();
-  fa.N_final = st->N_final.get();
-  fa.median_inst = st->median_inst.get();
+  fa.T_final = T_final;
+  fa.C_final = C_final;
+  fa.S_final = S_final;
+  fa.N_final = N_final;
+  fa.median_inst = median_inst;
   const ForwardTileFn fwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::forward_tile : &portable::forward_tile;
   const unsigned flags = st->flags;
   parallel_for_tiles(ntiles, threads_, [&](int t) { fwd(fa, t, flags); });
@@ -411,7 +437,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   grad.resize(st->n);
   const int ntiles = st->tiles_x * st->tiles_y;
   const std::size_t ninst = st->inst_splat.size();
-  std::unique_ptr<float[]> records(new float[std::max<std::size_t>(1, ninst * kRecordFloats)]);
+  float* records = grow(records_, std::max<std::size_t>(1, ninst * kRecordFloats));
 
   TileBackwardArgs ba{};
   ba.splats = st->packed.data();
@@ -421,22 +447,22 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.height = st->height;
   ba.tiles_x = st->tiles_x;
   for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
-  ba.T_final = st->T_final.get();
-  ba.C_final = st->C_final.get();
-  ba.S_final = st->S_final.get();
-  ba.N_final = st->N_final.get();
-  ba.median_inst = st->median_inst.get();
+  ba.T_final = st->T_final.data();
+  ba.C_final = st->C_final.data();
+  ba.S_final = st->settings.want_depth ? st->S_final.data() : nullptr;
+  ba.N_final = st->settings.want_normal ? st->N_final.data() : nullptr;
+  ba.median_inst = st->settings.want_median_depth ? st->median_inst.data() : nullptr;
   ba.d_rgb = gin.d_rgb;
   ba.d_alpha = gin.d_alpha;
   ba.d_depth = gin.d_depth;
   ba.d_median = gin.d_median_depth;
   ba.d_normal = gin.d_normal;
-  ba.records = records.get();
+  ba.records = records;
   const unsigned flags = st->flags & 7u;
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;
   parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
 
-  launch<VjpKernel>(int(st->n), threads_, st, &model, static_cast<const float*>(records.get()), &grad);
+  launch<VjpKernel>(int(st->n), threads_, st, &model, static_cast<const float*>(records), &grad);
 }
 
 }  // namespace
