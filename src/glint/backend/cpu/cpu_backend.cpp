@@ -5,7 +5,8 @@
 //   3. radix-sort visible splats by depth (stable: ties stay in index order)
 //   4. stable counting sort of instances into per-tile lists, in depth order
 //   5. blend each tile (runtime-dispatched SIMD kernel)
-// Backward: each tile writes one gradient record per (tile, splat) instance; each splat then
+// Backward: each tile writes one gradient record per (tile, splat) instance, at the splat-major
+// slot of the instance (records of a splat are contiguous); each splat then
 // sums its records in tile order and runs the projection/SH VJP. No float atomics anywhere,
 // so results are bit-identical for every thread count.
 #include <omp.h>
@@ -76,7 +77,7 @@ struct ForwardState {
   int width = 0, height = 0, tiles_x = 0, tiles_y = 0;
   std::vector<cpu::SplatPacked> packed;           // [N]
   std::vector<std::uint32_t> splat_inst_offsets;  // [N+1]
-  std::vector<std::uint32_t> splat_inst;          // splat-major: instance position, tile order
+  std::vector<std::uint32_t> inst_slot;           // [instances] tile-major -> splat-major position
   std::vector<std::uint32_t> tile_offsets;        // [tiles+1]
   std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
   std::vector<float> T_final, C_final, S_final, N_final;
@@ -197,8 +198,10 @@ struct VjpKernel {
   static void run(int i, const detail::ForwardState* st, const GaussianModel* m, const float* rec, ModelGrad* g) {
     const std::size_t si = std::size_t(i);
     float sum[kRecordFloats] = {};
+    // the records of splat i are contiguous (backward writes instance p's record to slot
+    // inst_slot[p]), in tile order
     for (std::uint32_t k = st->splat_inst_offsets[si]; k < st->splat_inst_offsets[si + 1]; ++k) {
-      const float* r = rec + std::size_t(st->splat_inst[k]) * kRecordFloats;
+      const float* r = rec + std::size_t(k) * kRecordFloats;
       for (int f = 0; f < kRecordFloats; ++f) sum[f] += r[f];
     }
     float* d_dc = g->sh_dc.data() + 3 * si;
@@ -366,7 +369,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   }
   st->tile_offsets[std::size_t(ntiles)] = run;
   st->inst_splat.resize(total);
-  st->splat_inst.resize(total);
+  st->inst_slot.resize(total);
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
     const std::size_t b = std::size_t(c) * chunk, e = std::min(order.size(), b + chunk);
@@ -375,7 +378,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
       for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) {
         const std::uint32_t pos = h[inst_tile[k]]++;
         st->inst_splat[pos] = i;
-        st->splat_inst[k] = pos;
+        st->inst_slot[pos] = k;
       }
     }
   });
@@ -457,6 +460,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.d_depth = gin.d_depth;
   ba.d_median = gin.d_median_depth;
   ba.d_normal = gin.d_normal;
+  ba.inst_slot = st->inst_slot.data();
   ba.records = records;
   const unsigned flags = st->flags & 7u;
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;

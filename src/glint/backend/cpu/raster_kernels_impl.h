@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include <immintrin.h>
+
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/render/blend.h"
 #include "glint/render/tile.h"
@@ -58,11 +60,19 @@ constexpr int NG = TP / LANES;  // lane groups per tile
 
 inline vf bc(float x) { return vf{x, x, x, x, x, x, x, x}; }
 inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
-inline int lanes_set(vi m) {
-  int n = 0;
-  for (int l = 0; l < LANES; ++l) n += m[l] != 0;
-  return n;
+// Bit l set when lane l of a mask (all-ones / zero lanes) is set: one movemask on AVX,
+// two on SSE, instead of eight lane extracts.
+inline int lane_bits(vi m) {
+#if defined(__AVX__)
+  return _mm256_movemask_ps(reinterpret_cast<__m256>(m));
+#else
+  __m128 lo, hi;
+  std::memcpy(&lo, &m, 16);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+  return _mm_movemask_ps(lo) | (_mm_movemask_ps(hi) << 4);
+#endif
 }
+inline int lanes_set(vi m) { return __builtin_popcount(unsigned(lane_bits(m))); }
 
 // render::fast_exp, operation for operation, on eight lanes (same results per lane).
 inline vf v_exp(vf x) {
@@ -139,10 +149,7 @@ void forward_impl(const TileForwardArgs& a, int tile) {
         const int gi = r * GROUPS + g;
         const vf t = T[gi];
         const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
-        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
-              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
-              st.stop[7]))
-          continue;  // nothing happens on these eight pixels
+        if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
         const int nstop = lanes_set(st.stop);
         Live[gi] = Live[gi] & ~st.stop;
         const vf w = st.ok ? st.al * t : bc(0.f);
@@ -197,6 +204,24 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       if constexpr (kCount) a.count[pix] = Cnt[gi][l];
     }
   }
+}
+
+// Lane sums of a[0..7]: lane k of the result is
+// ((a_k[0] + a_k[1]) + (a_k[2] + a_k[3])) + ((a_k[4] + a_k[5]) + (a_k[6] + a_k[7])),
+// computed by a transpose-and-add tree (same order on every path and thread count).
+inline vf lane_sums8(const vf* a) {
+  const vi e = {0, 8, 2, 10, 4, 12, 6, 14}, o = {1, 9, 3, 11, 5, 13, 7, 15};
+  const vf u0 = __builtin_shuffle(a[0], a[1], e) + __builtin_shuffle(a[0], a[1], o);
+  const vf u1 = __builtin_shuffle(a[2], a[3], e) + __builtin_shuffle(a[2], a[3], o);
+  const vf u2 = __builtin_shuffle(a[4], a[5], e) + __builtin_shuffle(a[4], a[5], o);
+  const vf u3 = __builtin_shuffle(a[6], a[7], e) + __builtin_shuffle(a[6], a[7], o);
+  // u0 = [a0 01, a1 01, a0 23, a1 23, a0 45, a1 45, a0 67, a1 67]
+  const vi e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const vf w0 = __builtin_shuffle(u0, u1, e2) + __builtin_shuffle(u0, u1, o2);
+  const vf w1 = __builtin_shuffle(u2, u3, e2) + __builtin_shuffle(u2, u3, o2);
+  // w0 = [a0 0-3, a1 0-3, a2 0-3, a3 0-3, a0 4-7, a1 4-7, a2 4-7, a3 4-7]
+  const vi e3 = {0, 1, 2, 3, 8, 9, 10, 11}, o3 = {4, 5, 6, 7, 12, 13, 14, 15};
+  return __builtin_shuffle(w0, w1, e3) + __builtin_shuffle(w0, w1, o3);
 }
 
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
@@ -270,7 +295,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
   std::uint32_t p = begin;
   for (; p < end && total > 0; ++p) {
-    float* rec = a.records + std::size_t(p) * kRecordFloats;
+    float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
     vf acc[kRecordFloats];
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
@@ -290,10 +315,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         const int gi = r * GROUPS + g;
         const vf t = T[gi];
         const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
-        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
-              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
-              st.stop[7]))
-          continue;
+        if (lane_bits(st.ok | st.stop) == 0) continue;
         const int nstop = lanes_set(st.stop);
         Live[gi] = Live[gi] & ~st.stop;
         const vf w = st.ok ? st.al * t : bc(0.f);
@@ -343,13 +365,13 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         total -= nstop;
       }
     }
-    for (int k = 0; k < kRecordFloats; ++k) {
-      float sum = 0.f;
-      for (int l = 0; l < LANES; ++l) sum += acc[k][l];
-      rec[k] = sum;
-    }
+    // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
+    const vf lo = lane_sums8(acc), hi = lane_sums8(acc + 8);
+    std::memcpy(rec, &lo, sizeof(lo));
+    std::memcpy(rec + 8, &hi, sizeof(hi));
   }
-  for (; p < end; ++p) std::memset(a.records + std::size_t(p) * kRecordFloats, 0, sizeof(float) * kRecordFloats);
+  for (; p < end; ++p)
+    std::memset(a.records + std::size_t(a.inst_slot[p]) * kRecordFloats, 0, sizeof(float) * kRecordFloats);
 }
 
 template <std::size_t... I>
