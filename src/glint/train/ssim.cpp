@@ -29,27 +29,43 @@ std::array<T, kSsimWindow> gaussian_window() {
   return out;
 }
 
-// dst[j] += g * src[j] for j < n: the inner loop of both blur passes. Compiled for AVX2
-// and for baseline x86-64 (target_clones picks at load time); no FMA either way, so the
-// two give identical results.
+// dst[j] = sum_i g[i] * src[i][j] for j < n, accumulated from 0 in tap order i = 0..10:
+// the inner loop of both blur passes (a tap reading zero padding adds exactly +0). One
+// store per output, the 11 taps in registers. Compiled for AVX2 and for baseline x86-64
+// (target_clones picks at load time); no FMA either way, so both give identical results.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GLINT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define GLINT_SIMD_CLONES
 #endif
-GLINT_SIMD_CLONES void axpy(float* dst, const float* src, float g, long n) {
-  for (long j = 0; j < n; ++j) dst[j] += g * src[j];
+template <class T>
+inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long n) {
+  const T* s[kSsimWindow];
+  T w[kSsimWindow];
+  for (int i = 0; i < kSsimWindow; ++i) {
+    s[i] = src[i];
+    w[i] = g[i];
+  }
+  for (long j = 0; j < n; ++j) {
+    T acc = 0;
+    for (int i = 0; i < kSsimWindow; ++i) acc += w[i] * s[i][j];
+    dst[j] = acc;
+  }
 }
-GLINT_SIMD_CLONES void axpy(double* dst, const double* src, double g, long n) {
-  for (long j = 0; j < n; ++j) dst[j] += g * src[j];
+GLINT_SIMD_CLONES void conv11(float* dst, const float* const* src, const float* g, long n) {
+  conv11_impl(dst, src, g, n);
+}
+GLINT_SIMD_CLONES void conv11(double* dst, const double* const* src, const double* g, long n) {
+  conv11_impl(dst, src, g, n);
 }
 
 // Separable 'same' Gaussian blur with zero padding of `n` interleaved planes at once:
 // planes[k] is a w x h x c image, out[k] the blurred one; tmp holds the horizontal pass
-// (n images) and pad one zero-padded row per thread. Each output value is
-// sum_i g[i] x[i], accumulated from 0 in tap order; a tap in the padding adds exactly 0.
-// The window is symmetric and zero padding makes the operator its own transpose, which
-// the gradient uses. Rows are independent, so threading over them is deterministic.
+// (n images); pad holds, per thread, one zero-padded row and one row of zeros. Each output
+// value is sum_i g[i] x[i] accumulated from 0 in tap order; a tap in the padding adds
+// exactly 0. The window is symmetric and zero padding makes the operator its own
+// transpose, which the gradient uses. Rows are independent, so threading over them is
+// deterministic.
 template <class T, int n>
 void blur(const std::array<const T*, n>& planes, const std::array<T*, n>& out, T* tmp, T* pad, int w, int h, int c) {
   static const std::array<T, kSsimWindow> g = gaussian_window<T>();
@@ -59,32 +75,33 @@ void blur(const std::array<const T*, n>& planes, const std::array<T*, n>& out, T
 #pragma omp parallel if (par)
   {
 #ifdef _OPENMP
-    T* p = pad + static_cast<long>(omp_get_thread_num()) * padded;
+    T* p = pad + static_cast<long>(omp_get_thread_num()) * (padded + row);
 #else
     T* p = pad;
 #endif
-    for (long j = 0; j < kRadius * c; ++j) p[j] = p[padded - 1 - j] = 0;
+    T* zeros = p + padded;
+    std::fill(p, p + padded + row, T(0));
+    const T* src[kSsimWindow];
     // Horizontal pass into tmp, laid out as n consecutive images.
 #pragma omp for schedule(static)
     for (int y = 0; y < h; ++y) {
       for (int k = 0; k < n; ++k) {
-        const T* src = planes[k] + y * row;
-        T* dst = tmp + (static_cast<long>(k) * h + y) * row;
-        std::copy(src, src + row, p + kRadius * c);
-        for (long j = 0; j < row; ++j) dst[j] = 0;
-        for (int i = 0; i < kSsimWindow; ++i) axpy(dst, p + static_cast<long>(i) * c, g[i], row);
+        const T* in = planes[k] + y * row;
+        std::copy(in, in + row, p + kRadius * c);
+        for (int i = 0; i < kSsimWindow; ++i) src[i] = p + static_cast<long>(i) * c;
+        conv11(tmp + (static_cast<long>(k) * h + y) * row, src, g.data(), row);
       }
     }
-    // Vertical pass: a row of output reads 11 rows of tmp (rows outside add nothing).
+    // Vertical pass: a row of output reads 11 rows of tmp (rows outside read zeros).
 #pragma omp for schedule(static)
     for (int y = 0; y < h; ++y) {
-      int lo = y - kRadius < 0 ? kRadius - y : 0;
-      int hi = y + kRadius >= h ? kRadius + (h - 1 - y) : 2 * kRadius;
       for (int k = 0; k < n; ++k) {
-        const T* src = tmp + static_cast<long>(k) * h * row;
-        T* dst = out[k] + y * row;
-        for (long j = 0; j < row; ++j) dst[j] = 0;
-        for (int i = lo; i <= hi; ++i) axpy(dst, src + (y + i - kRadius) * row, g[i], row);
+        const T* base = tmp + static_cast<long>(k) * h * row;
+        for (int i = 0; i < kSsimWindow; ++i) {
+          const int yy = y + i - kRadius;
+          src[i] = yy >= 0 && yy < h ? base + static_cast<long>(yy) * row : zeros;
+        }
+        conv11(out[k] + y * row, src, g.data(), row);
       }
     }
   }
@@ -108,7 +125,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   const long nthreads = 1;
 #endif
   static thread_local std::vector<T> buf;
-  const std::size_t need = static_cast<std::size_t>(count) * 15 + static_cast<std::size_t>(padded * nthreads);
+  const std::size_t need = static_cast<std::size_t>(count) * 15 + static_cast<std::size_t>((padded + row) * nthreads);
   if (buf.size() < need) buf.resize(need);
   T* aa = buf.data();
   T* bb = aa + count;
