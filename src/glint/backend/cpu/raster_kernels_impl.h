@@ -40,9 +40,10 @@ inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1
 }
 
 // Lane groups of a row (pixel centres x0 + c + 0.5) that the cut ellipse can reach.
-inline bool row_groups(const SplatPacked& s, float dy, int x0, int ncols, int& g0, int& g1) {
+inline bool row_groups(const SplatPacked& s, const render::RowSpanPrep& sp, float dy, int x0, int ncols, int& g0,
+                       int& g1) {
   float lo, hi;
-  if (!render::ellipse_row_span(s.A, s.B, s.C, s.power_cut, dy, 1.0f, lo, hi)) return false;
+  if (!render::ellipse_row_span_at(sp, dy, 1.0f, lo, hi)) return false;
   float c0 = s.mx + lo - float(x0) - 0.5f, c1 = s.mx + hi - float(x0) - 0.5f;
   c0 = std::clamp(c0, -1.f, float(TS + 1));
   c1 = std::clamp(c1, -1.f, float(TS + 1));
@@ -139,12 +140,13 @@ void forward_impl(const TileForwardArgs& a, int tile) {
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     int r0, r1;
     if (!splat_rows(s, y0, nrows, r0, r1)) continue;
+    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
     for (int r = r0; r <= r1; ++r) {
       if (row_live[r] == 0) continue;
       const float dy = float(y0 + r) + 0.5f - s.my;
       int g0, g1;
-      if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
+      if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
       for (int g = g0; g <= g1; ++g) {
         const int gi = r * GROUPS + g;
         const vf t = T[gi];
@@ -302,6 +304,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     int r0, r1;
     const bool any = splat_rows(s, y0, nrows, r0, r1);
+    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
     const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
@@ -310,7 +313,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const float dy = float(y0 + r) + 0.5f - s.my;
       const vf dyv = bc(dy);
       int g0, g1;
-      if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
+      if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
       for (int g = g0; g <= g1; ++g) {
         const int gi = r * GROUPS + g;
         const vf t = T[gi];
