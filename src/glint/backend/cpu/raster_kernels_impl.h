@@ -360,7 +360,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         acc[kRecR] += gR[gi] * w;
         acc[kRecG] += gG[gi] * w;
         acc[kRecBlue] += gB[gi] * w;
-        acc[kRecZ] += dz;
+        if constexpr (kDepth || kMedian) acc[kRecZ] += dz;  // else it stays exactly 0
         acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
         acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
         T[gi] = st.ok ? st.tn : t;
