@@ -14,6 +14,10 @@ namespace glint {
 namespace {
 
 constexpr int kRadius = kSsimWindow / 2;
+// Elementwise passes are cheap and memory-bound: one thread below ~1M values (a parallel
+// region on a loaded machine can cost more than the whole pass). The blurs, 22 multiply-
+// adds per value and plane, go parallel much earlier.
+constexpr long kMinParallelElementwise = 1L << 20;
 
 template <class T>
 std::array<T, kSsimWindow> gaussian_window() {
@@ -137,7 +141,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   T* e12 = e22 + count;
   T* tmp = e12 + count;  // 5 * count
   T* pad = tmp + 5 * count;
-#pragma omp parallel for schedule(static) if (count >= 16384)
+#pragma omp parallel for schedule(static) if (count >= kMinParallelElementwise)
   for (long i = 0; i < count; ++i) {
     aa[i] = a[i] * a[i];
     bb[i] = b[i] * b[i];
@@ -151,7 +155,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   T* d_mu1 = aa;  // the products are no longer needed
   T* d_e11 = bb;
   T* d_e12 = ab;
-#pragma omp parallel for schedule(static) if (count >= 16384)
+#pragma omp parallel for schedule(static) if (count >= kMinParallelElementwise)
   for (int y = 0; y < h; ++y) {
     double s = 0;
     for (long j = y * row; j < (y + 1) * row; ++j) {
@@ -180,7 +184,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
     // the blur is self-adjoint (symmetric window, zero padding).
     blur<T, 3>({d_mu1, d_e11, d_e12}, {mu1, e11, e12}, tmp, pad, w, h, c);
     const T inv = static_cast<T>(1.0 / static_cast<double>(count));
-#pragma omp parallel for schedule(static) if (count >= 16384)
+#pragma omp parallel for schedule(static) if (count >= kMinParallelElementwise)
     for (long i = 0; i < count; ++i) grad_a[i] = inv * (mu1[i] + 2 * a[i] * e11[i] + b[i] * e12[i]);
   }
   return mean;
