@@ -83,7 +83,7 @@ struct ForwardState {
   std::vector<float> T_final, C_final, S_final, N_final;
   std::vector<std::int32_t> median_inst;
   // per-frame scratch kept with the state so a recycled state allocates nothing
-  std::vector<std::uint32_t> count, inst_tile, keys, order, keys2, order2, hist;
+  std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
 };
 }  // namespace detail
 
@@ -113,9 +113,10 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
 // Project one splat, pack what the tile kernels read, count the tiles it touches.
 struct ProjectKernel {
   using Args = std::tuple<const ViewT<float>*, const GaussianModel*, int /*sh_degree*/, bool /*antialiased*/,
-                          bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/>;
+                          bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/,
+                          std::uint32_t* /*depth key*/>;
   static void run(int i, const ViewT<float>* v, const GaussianModel* m, int deg, bool aa, bool normals,
-                  SplatPacked* packed, int* radii, std::uint32_t* count) {
+                  SplatPacked* packed, int* radii, std::uint32_t* count, std::uint32_t* depth_key) {
     Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
     Quatf q = load_quat(m->quats.data(), i);
     render::Projected<float> pr;
@@ -149,6 +150,7 @@ struct ProjectKernel {
     if (c == 0) return;
     packed[i] = s;
     count[i] = c;
+    std::memcpy(&depth_key[i], &s.z, 4);  // z >= near > 0: the float bits sort like the floats
     radii[i] = int(std::ceil(std::min(std::max(pr.ext_x, pr.ext_y), 1e9f)));
   }
 };
@@ -309,8 +311,9 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   out.radii.assign(st->n, 0);
   st->packed.resize(st->n);
   std::uint32_t* count = grow(st->count, st->n);
+  std::uint32_t* depth_key = grow(st->depth_key, st->n);
   launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
-                        st->packed.data(), out.radii.data(), count);
+                        st->packed.data(), out.radii.data(), count, depth_key);
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);
@@ -333,12 +336,12 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::vector<std::uint32_t>& order = st->order;
   keys.clear();
   order.clear();
-  for (std::size_t i = 0; i < st->n; ++i)
+  keys.resize(std::size_t(visible));
+  order.resize(std::size_t(visible));
+  for (std::size_t i = 0, j = 0; i < st->n; ++i)
     if (count[i] > 0) {
-      std::uint32_t k;
-      std::memcpy(&k, &st->packed[i].z, 4);
-      keys.push_back(k);
-      order.push_back(std::uint32_t(i));
+      keys[j] = depth_key[i];
+      order[j++] = std::uint32_t(i);
     }
   radix_sort(keys, order, st->keys2, st->order2, st->hist);
 
