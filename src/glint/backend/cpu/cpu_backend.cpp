@@ -83,6 +83,7 @@ struct ForwardState {
   std::vector<float> T_final, C_final, S_final, N_final;
   std::vector<std::int32_t> median_inst;
   // per-frame scratch kept with the state so a recycled state allocates nothing
+  std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
 };
 }  // namespace detail
@@ -92,8 +93,22 @@ namespace {
 
 using render::ViewT;
 
-// Calls f(tile) for every tile whose pixel centres the splat's cut ellipse can reach,
+// Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
 // in row-major tile order.
+// Tiles of a splat's bounding rectangle: the range, and whether a 64-bit mask (bit
+// (ty - ty0) * ntx + (tx - tx0)) can hold its hits.
+struct TileRange {
+  int tx0, ty0, ntx, nty;
+  bool empty() const { return ntx <= 0 || nty <= 0; }
+  bool fits_mask() const { return ntx * nty <= 64; }
+};
+inline TileRange tile_range(const SplatPacked& s, int width, int height) {
+  render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  const int TS = render::kTileSize;
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return {0, 0, 0, 0};
+  return {pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
+}
+
 template <class F>
 inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
   render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
@@ -105,7 +120,7 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
     for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
       float px0 = float(std::max(tx * TS, pr.x0)) + 0.5f, px1 = float(std::min(tx * TS + TS - 1, pr.x1)) + 0.5f;
       if (render::ellipse_hits_rect(s.mx, s.my, s.A, s.B, s.C, s.power_cut, px0, px1, py0, py1))
-        f(ty * tiles_x + tx);
+        f(ty * tiles_x + tx, tx, ty);
     }
   }
 }
@@ -114,9 +129,10 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
 struct ProjectKernel {
   using Args = std::tuple<const ViewT<float>*, const GaussianModel*, int /*sh_degree*/, bool /*antialiased*/,
                           bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/,
-                          std::uint32_t* /*depth key*/>;
+                          std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/>;
   static void run(int i, const ViewT<float>* v, const GaussianModel* m, int deg, bool aa, bool normals,
-                  SplatPacked* packed, int* radii, std::uint32_t* count, std::uint32_t* depth_key) {
+                  SplatPacked* packed, int* radii, std::uint32_t* count, std::uint32_t* depth_key,
+                  std::uint64_t* tile_mask) {
     Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
     Quatf q = load_quat(m->quats.data(), i);
     render::Projected<float> pr;
@@ -146,7 +162,17 @@ struct ProjectKernel {
       s.nz = n.z;
     }
     std::uint32_t c = 0;
-    for_each_tile(s, v->width, v->height, [&](int) { ++c; });
+    const TileRange tr = tile_range(s, v->width, v->height);
+    if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
+      std::uint64_t bits = 0;
+      for_each_tile(s, v->width, v->height, [&](int, int tx, int ty) {
+        bits |= std::uint64_t(1) << ((ty - tr.ty0) * tr.ntx + (tx - tr.tx0));
+      });
+      c = std::uint32_t(__builtin_popcountll(bits));
+      tile_mask[i] = bits;
+    } else {
+      for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+    }
     if (c == 0) return;
     packed[i] = s;
     count[i] = c;
@@ -157,12 +183,21 @@ struct ProjectKernel {
 
 struct TileListKernel {
   using Args = std::tuple<const ViewT<float>*, const SplatPacked*, const std::uint32_t* /*offsets*/,
-                          std::uint32_t* /*inst_tile, splat-major*/>;
+                          const std::uint64_t* /*tile mask*/, std::uint32_t* /*inst_tile, splat-major*/>;
   static void run(int i, const ViewT<float>* v, const SplatPacked* packed, const std::uint32_t* off,
-                  std::uint32_t* inst_tile) {
+                  const std::uint64_t* tile_mask, std::uint32_t* inst_tile) {
     std::uint32_t o = off[i];
     if (off[i + 1] == o) return;
-    for_each_tile(packed[i], v->width, v->height, [&](int t) { inst_tile[o++] = std::uint32_t(t); });
+    const TileRange tr = tile_range(packed[i], v->width, v->height);
+    if (tr.fits_mask()) {  // bits in row-major tile order, as for_each_tile
+      const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
+      for (std::uint64_t bits = tile_mask[i]; bits; bits &= bits - 1) {
+        const int b = __builtin_ctzll(bits);
+        inst_tile[o++] = std::uint32_t((tr.ty0 + b / tr.ntx) * tiles_x + tr.tx0 + b % tr.ntx);
+      }
+      return;
+    }
+    for_each_tile(packed[i], v->width, v->height, [&](int t, int, int) { inst_tile[o++] = std::uint32_t(t); });
   }
 };
 
@@ -312,8 +347,9 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   st->packed.resize(st->n);
   std::uint32_t* count = grow(st->count, st->n);
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
+  std::uint64_t* tile_mask = grow(st->tile_mask, st->n);
   launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
-                        st->packed.data(), out.radii.data(), count, depth_key);
+                        st->packed.data(), out.radii.data(), count, depth_key, tile_mask);
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);
@@ -329,7 +365,8 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::uint32_t* inst_tile = grow(st->inst_tile, total);
   launch<TileListKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view),
                          static_cast<const SplatPacked*>(st->packed.data()),
-                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()), inst_tile);
+                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()),
+                         static_cast<const std::uint64_t*>(tile_mask), inst_tile);
 
   // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
   std::vector<std::uint32_t>& keys = st->keys;
