@@ -201,28 +201,52 @@ struct TileListKernel {
   }
 };
 
-// Stable LSD radix sort of (key, value) pairs by key.
+// Stable LSD radix sort of (key, value) pairs by key, 11 bits a pass. Each pass counts
+// and scatters contiguous chunks of the input in parallel; offsets are laid out bucket-major,
+// chunk-minor, so the result is the stable order whatever the chunk count. A pass whose
+// digits are all equal is the identity and is skipped.
 void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals, std::vector<std::uint32_t>& k2,
-                std::vector<std::uint32_t>& v2, std::vector<std::uint32_t>& hist) {
+                std::vector<std::uint32_t>& v2, std::vector<std::uint32_t>& hist, int threads) {
   const std::size_t n = keys.size();
   k2.resize(n);
   v2.resize(n);
   constexpr int kBits = 11, kBuckets = 1 << kBits;
-  hist.resize(kBuckets);
+  const int nchunks = threads <= 1 ? 1 : std::max(1, std::min(threads * 2, int(n / 32768)));
+  const std::size_t chunk = (n + std::size_t(nchunks) - 1) / std::size_t(nchunks);
+  hist.resize(std::size_t(nchunks) * kBuckets);
   for (int shift = 0; shift < 32; shift += kBits) {
-    std::fill(hist.begin(), hist.end(), 0u);
-    for (std::size_t i = 0; i < n; ++i) ++hist[(keys[i] >> shift) & (kBuckets - 1)];
+    const std::uint32_t* kin = keys.data();
+    parallel_for_chunks(nchunks, threads, [&](int c) {
+      std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
+      std::fill(h, h + kBuckets, 0u);
+      const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
+      for (std::size_t i = b; i < e; ++i) ++h[(kin[i] >> shift) & (kBuckets - 1)];
+    });
     std::uint32_t sum = 0;
-    for (auto& h : hist) {
-      std::uint32_t c = h;
-      h = sum;
-      sum += c;
+    bool identity = false;
+    for (int d = 0; d < kBuckets; ++d) {
+      const std::uint32_t before = sum;
+      for (int c = 0; c < nchunks; ++c) {
+        std::uint32_t& h = hist[std::size_t(c) * kBuckets + std::size_t(d)];
+        const std::uint32_t v = h;
+        h = sum;
+        sum += v;
+      }
+      if (sum - before == n) identity = true;  // every key has this digit
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t pos = hist[(keys[i] >> shift) & (kBuckets - 1)]++;
-      k2[pos] = keys[i];
-      v2[pos] = vals[i];
-    }
+    if (identity) continue;
+    const std::uint32_t* vin = vals.data();
+    std::uint32_t* kout = k2.data();
+    std::uint32_t* vout = v2.data();
+    parallel_for_chunks(nchunks, threads, [&](int c) {
+      std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
+      const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
+      for (std::size_t i = b; i < e; ++i) {
+        const std::uint32_t pos = h[(kin[i] >> shift) & (kBuckets - 1)]++;
+        kout[pos] = kin[i];
+        vout[pos] = vin[i];
+      }
+    });
     keys.swap(k2);
     vals.swap(v2);
   }
@@ -380,7 +404,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
       keys[j] = depth_key[i];
       order[j++] = std::uint32_t(i);
     }
-  radix_sort(keys, order, st->keys2, st->order2, st->hist);
+  radix_sort(keys, order, st->keys2, st->order2, st->hist, threads_);
 
   // stable counting sort of instances into tiles, chunked over the depth order
   const int nchunks = std::max(1, std::min(threads_ * 4, int(order.size() / 2048) + 1));
