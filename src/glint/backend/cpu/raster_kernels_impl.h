@@ -9,7 +9,9 @@
 #include <cstring>
 #include <utility>
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/render/blend.h"
@@ -65,12 +67,18 @@ inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
 // two on SSE, instead of eight lane extracts.
 inline int lane_bits(vi m) {
 #if defined(__AVX__)
-  return _mm256_movemask_ps(reinterpret_cast<__m256>(m));
-#else
+  __m256 f;
+  std::memcpy(&f, &m, sizeof(f));
+  return _mm256_movemask_ps(f);
+#elif defined(__SSE__)
   __m128 lo, hi;
   std::memcpy(&lo, &m, 16);
   std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
   return _mm_movemask_ps(lo) | (_mm_movemask_ps(hi) << 4);
+#else
+  int b = 0;
+  for (int l = 0; l < LANES; ++l) b |= (m[l] != 0) << l;
+  return b;
 #endif
 }
 inline int lanes_set(vi m) { return __builtin_popcount(unsigned(lane_bits(m))); }
@@ -212,18 +220,22 @@ void forward_impl(const TileForwardArgs& a, int tile) {
 // ((a_k[0] + a_k[1]) + (a_k[2] + a_k[3])) + ((a_k[4] + a_k[5]) + (a_k[6] + a_k[7])),
 // computed by a transpose-and-add tree (same order on every path and thread count).
 inline vf lane_sums8(const vf* a) {
-  const vi e = {0, 8, 2, 10, 4, 12, 6, 14}, o = {1, 9, 3, 11, 5, 13, 7, 15};
-  const vf u0 = __builtin_shuffle(a[0], a[1], e) + __builtin_shuffle(a[0], a[1], o);
-  const vf u1 = __builtin_shuffle(a[2], a[3], e) + __builtin_shuffle(a[2], a[3], o);
-  const vf u2 = __builtin_shuffle(a[4], a[5], e) + __builtin_shuffle(a[4], a[5], o);
-  const vf u3 = __builtin_shuffle(a[6], a[7], e) + __builtin_shuffle(a[6], a[7], o);
+#define GLINT_EVEN(x, y) __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14)
+#define GLINT_ODD(x, y) __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15)
+  const vf u0 = GLINT_EVEN(a[0], a[1]) + GLINT_ODD(a[0], a[1]);
+  const vf u1 = GLINT_EVEN(a[2], a[3]) + GLINT_ODD(a[2], a[3]);
+  const vf u2 = GLINT_EVEN(a[4], a[5]) + GLINT_ODD(a[4], a[5]);
+  const vf u3 = GLINT_EVEN(a[6], a[7]) + GLINT_ODD(a[6], a[7]);
   // u0 = [a0 01, a1 01, a0 23, a1 23, a0 45, a1 45, a0 67, a1 67]
-  const vi e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
-  const vf w0 = __builtin_shuffle(u0, u1, e2) + __builtin_shuffle(u0, u1, o2);
-  const vf w1 = __builtin_shuffle(u2, u3, e2) + __builtin_shuffle(u2, u3, o2);
+  const vf w0 = __builtin_shufflevector(u0, u1, 0, 1, 8, 9, 4, 5, 12, 13) +
+                __builtin_shufflevector(u0, u1, 2, 3, 10, 11, 6, 7, 14, 15);
+  const vf w1 = __builtin_shufflevector(u2, u3, 0, 1, 8, 9, 4, 5, 12, 13) +
+                __builtin_shufflevector(u2, u3, 2, 3, 10, 11, 6, 7, 14, 15);
   // w0 = [a0 0-3, a1 0-3, a2 0-3, a3 0-3, a0 4-7, a1 4-7, a2 4-7, a3 4-7]
-  const vi e3 = {0, 1, 2, 3, 8, 9, 10, 11}, o3 = {4, 5, 6, 7, 12, 13, 14, 15};
-  return __builtin_shuffle(w0, w1, e3) + __builtin_shuffle(w0, w1, o3);
+  return __builtin_shufflevector(w0, w1, 0, 1, 2, 3, 8, 9, 10, 11) +
+         __builtin_shufflevector(w0, w1, 4, 5, 6, 7, 12, 13, 14, 15);
+#undef GLINT_EVEN
+#undef GLINT_ODD
 }
 
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
