@@ -250,17 +250,19 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
   // saved forward state and upstream gradients, per lane group of the tile
-  vf Tf[NG], Fr[NG], Fg[NG], Fb[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG];
+  // GF = g . C_final: the colour channels enter dL/dalpha only through dot products with
+  // their upstream gradient g, so backward keeps g . C and g . prefix instead of 3 + 3.
+  vf Tf[NG], GF[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG];
   vf gR[NG], gG[NG], gB[NG], gA[NG], gS[NG], gM[NG], gNx[NG], gNy[NG], gNz[NG];
   vi MedI[NG], Live[NG];
   // running state
-  vf T[NG], Pr[NG], Pg[NG], Pb[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG];
+  vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG];
   int row_live[TS];
   for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
   for (int gi = 0; gi < NG; ++gi) {
     T[gi] = Tf[gi] = bc(1.f);
-    Pr[gi] = Pg[gi] = Pb[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = bc(0.f);
-    Fr[gi] = Fg[gi] = Fb[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = bc(0.f);
+    GP[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = bc(0.f);
+    GF[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = bc(0.f);
     gR[gi] = gG[gi] = gB[gi] = gA[gi] = gS[gi] = gM[gi] = gNx[gi] = gNy[gi] = gNz[gi] = bc(0.f);
     MedI[gi] = bci(-1);
     Live[gi] = bci(0);
@@ -271,10 +273,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
       Live[gi][l] = -1;
       Tf[gi][l] = a.T_final[pix];
-      Fr[gi][l] = a.C_final[3 * pix];
-      Fg[gi][l] = a.C_final[3 * pix + 1];
-      Fb[gi][l] = a.C_final[3 * pix + 2];
       const float gr = ld(a.d_rgb, 3 * pix), gg = ld(a.d_rgb, 3 * pix + 1), gb = ld(a.d_rgb, 3 * pix + 2);
+      GF[gi][l] = gr * a.C_final[3 * pix] + gg * a.C_final[3 * pix + 1] + gb * a.C_final[3 * pix + 2];
       gR[gi][l] = gr;
       gG[gi][l] = gg;
       gB[gi][l] = gb;
@@ -334,12 +334,11 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         const int nstop = lanes_set(st.stop);
         Live[gi] = Live[gi] & ~st.stop;
         const vf w = st.ok ? st.al * t : bc(0.f);
-        Pr[gi] += w * cr;
-        Pg[gi] += w * cg;
-        Pb[gi] += w * cb;
+        // render::blend_dalpha_channel applied to the channel c = g . colour
+        const vf gc = gR[gi] * cr + gG[gi] * cg + gB[gi] * cb;
+        GP[gi] += w * gc;
         const vf inv = bc(1.f) / (bc(1.f) - st.al);
-        vf dA = gR[gi] * dalpha_v(cr, t, Fr[gi] - Pr[gi], inv) + gG[gi] * dalpha_v(cg, t, Fg[gi] - Pg[gi], inv) +
-                gB[gi] * dalpha_v(cb, t, Fb[gi] - Pb[gi], inv) + gA[gi] * (Tf[gi] * inv);
+        vf dA = dalpha_v(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
         vf dz = bc(0.f);
         if constexpr (kDepth) {
           PS[gi] += w * z;
