@@ -1,8 +1,9 @@
 // CPU rasterizer benchmark: forward and forward+backward on a lego-like synthetic scene
 // (splats on the faces of a few boxes inside radius ~1.3, seen from radius 4), printing a
 // stable table: ms per frame (median of repeats), blend steps per second, peak RSS.
-//   bench_rasterize [--threads N] [--repeats R] [--quick]
+//   bench_rasterize [--threads N] [--repeats R] [--quick] [--size 400|800] [--splats 100000|300000]
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -89,6 +90,14 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// CPU time of the whole process (all threads): under a loaded machine this moves far less
+// than wall time, so it is the figure to compare variants with.
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -99,24 +108,29 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   int threads = 0, repeats = 5;
   bool quick = false;
+  int only_size = 0, only_splats = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
     else if (a == "--quick") quick = true;
+    else if (a == "--size" && i + 1 < argc) only_size = std::atoi(argv[++i]);
+    else if (a == "--splats" && i + 1 < argc) only_splats = std::atoi(argv[++i]);
   }
   auto be = make_cpu_backend(threads);
   std::printf("glint CPU rasterizer benchmark  simd=%s  threads=%s\n",
               active_cpu_simd() == CpuSimd::kAvx2 ? "avx2" : "portable",
               threads > 0 ? std::to_string(threads).c_str() : "default");
-  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s\n", "size", "splats", "visible", "inst/M", "steps/M",
-              "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s");
+  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s\n", "size", "splats", "visible", "inst/M",
+              "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu");
   const int sizes[] = {400, 800};
   const int counts[] = {100000, 300000};
   for (int n : counts) {
     if (quick && n > 100000) continue;
+    if (only_splats > 0 && n != only_splats) continue;
     GaussianModel m = lego_like(n, 42);
     for (int size : sizes) {
+      if (only_size > 0 && size != only_size) continue;
       Camera cam = orbit_camera(size);
       RenderSettings s;
       s.background[0] = s.background[1] = s.background[2] = 1.f;
@@ -132,23 +146,28 @@ int main(int argc, char** argv) {
       RenderGradIn gi;
       gi.d_rgb = d_rgb.data();
       ModelGrad g;
-      std::vector<double> tf, tfb;
+      std::vector<double> tf, tfb, cf, cfb;
       for (int r = 0; r <= repeats; ++r) {  // first round warms up
-        double t0 = now_ms();
-        RenderOutput o = be->forward(m, cam, s);
-        double t1 = now_ms();
+        double c0 = cpu_ms(), t0 = now_ms();
+        {
+          RenderOutput o = be->forward(m, cam, s);
+        }
+        double c1 = cpu_ms(), t1 = now_ms();
         RenderOutput o2 = be->forward(m, cam, s);
         be->backward(m, cam, s, o2, gi, g);
-        double t2 = now_ms();
+        double c2 = cpu_ms(), t2 = now_ms();
         if (r > 0) {
           tf.push_back(t1 - t0);
           tfb.push_back(t2 - t1);
+          cf.push_back(c1 - c0);
+          cfb.push_back(c2 - c1);
         }
       }
       double f = median(tf), fb = median(tfb);
-      std::printf("%-8s %-8d %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f\n",
+      std::printf("%-8s %-8d %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f %9.1f %9.1f\n",
                   (std::to_string(size) + "x" + std::to_string(size)).c_str(), n, (long long)co.num_visible,
-                  co.num_instances / 1e6, steps / 1e6, f, fb, steps / 1e3 / f, steps / 1e3 / fb);
+                  co.num_instances / 1e6, steps / 1e6, f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf),
+                  median(cfb));
       std::fflush(stdout);
     }
   }

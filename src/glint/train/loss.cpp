@@ -30,7 +30,8 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
   const float* x = render.data.data();
   const float* y = target.data.data();
   float* g = grad ? grad->data.data() : nullptr;
-#pragma omp parallel for schedule(static) if (count >= 16384)
+  // memory-bound and cheap: threads only above ~1M values (see densify.cpp)
+#pragma omp parallel for schedule(static) if (count >= (1 << 20))
   for (int r = 0; r < h; ++r) {
     double s = 0;
     for (long j = r * row; j < (r + 1) * row; ++j) {

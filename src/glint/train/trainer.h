@@ -53,6 +53,13 @@ struct StepResult {
   double loss = 0;
   std::size_t splats = 0;
   std::size_t visible = 0;
+  // Wall time of each phase of the step, milliseconds (bench/train_step.cpp prints them).
+  double ms_forward = 0;   // target image, forward render
+  double ms_loss = 0;      // L1 + SSIM and their gradient
+  double ms_backward = 0;  // rasterizer backward (+ MCMC regulariser)
+  double ms_stats = 0;     // visibility, densification statistics
+  double ms_optimizer = 0; // Adam
+  double ms_densify = 0;   // densification / MCMC relocation, finiteness check
 };
 
 class Trainer {
@@ -86,6 +93,10 @@ class Trainer {
   Rng rng_;
   long step_ = 0;
   ModelGrad grad_;
+  // per-step scratch kept across steps (no allocation in the steady state)
+  ImageF d_rgb_;
+  std::vector<float> radii_;
+  std::vector<std::uint8_t> visible_;
   ExpLrSchedule means_lr_;
 };
 

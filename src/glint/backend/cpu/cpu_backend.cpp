@@ -5,7 +5,8 @@
 //   3. radix-sort visible splats by depth (stable: ties stay in index order)
 //   4. stable counting sort of instances into per-tile lists, in depth order
 //   5. blend each tile (runtime-dispatched SIMD kernel)
-// Backward: each tile writes one gradient record per (tile, splat) instance; each splat then
+// Backward: each tile writes one gradient record per (tile, splat) instance, at the splat-major
+// slot of the instance (records of a splat are contiguous); each splat then
 // sums its records in tile order and runs the projection/SH VJP. No float atomics anywhere,
 // so results are bit-identical for every thread count.
 #include <omp.h>
@@ -76,11 +77,14 @@ struct ForwardState {
   int width = 0, height = 0, tiles_x = 0, tiles_y = 0;
   std::vector<cpu::SplatPacked> packed;           // [N]
   std::vector<std::uint32_t> splat_inst_offsets;  // [N+1]
-  std::vector<std::uint32_t> splat_inst;          // splat-major: instance position, tile order
+  std::vector<std::uint32_t> inst_slot;           // [instances] tile-major -> splat-major position
   std::vector<std::uint32_t> tile_offsets;        // [tiles+1]
   std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
-  std::unique_ptr<float[]> T_final, C_final, S_final, N_final;
-  std::unique_ptr<std::int32_t[]> median_inst;
+  std::vector<float> T_final, C_final, S_final, N_final;
+  std::vector<std::int32_t> median_inst;
+  // per-frame scratch kept with the state so a recycled state allocates nothing
+  std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
+  std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
 };
 }  // namespace detail
 
@@ -89,8 +93,22 @@ namespace {
 
 using render::ViewT;
 
-// Calls f(tile) for every tile whose pixel centres the splat's cut ellipse can reach,
+// Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
 // in row-major tile order.
+// Tiles of a splat's bounding rectangle: the range, and whether a 64-bit mask (bit
+// (ty - ty0) * ntx + (tx - tx0)) can hold its hits.
+struct TileRange {
+  int tx0, ty0, ntx, nty;
+  bool empty() const { return ntx <= 0 || nty <= 0; }
+  bool fits_mask() const { return ntx * nty <= 64; }
+};
+inline TileRange tile_range(const SplatPacked& s, int width, int height) {
+  render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  const int TS = render::kTileSize;
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return {0, 0, 0, 0};
+  return {pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
+}
+
 template <class F>
 inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
   render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
@@ -102,7 +120,7 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
     for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
       float px0 = float(std::max(tx * TS, pr.x0)) + 0.5f, px1 = float(std::min(tx * TS + TS - 1, pr.x1)) + 0.5f;
       if (render::ellipse_hits_rect(s.mx, s.my, s.A, s.B, s.C, s.power_cut, px0, px1, py0, py1))
-        f(ty * tiles_x + tx);
+        f(ty * tiles_x + tx, tx, ty);
     }
   }
 }
@@ -110,9 +128,11 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
 // Project one splat, pack what the tile kernels read, count the tiles it touches.
 struct ProjectKernel {
   using Args = std::tuple<const ViewT<float>*, const GaussianModel*, int /*sh_degree*/, bool /*antialiased*/,
-                          bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/>;
+                          bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/,
+                          std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/>;
   static void run(int i, const ViewT<float>* v, const GaussianModel* m, int deg, bool aa, bool normals,
-                  SplatPacked* packed, int* radii, std::uint32_t* count) {
+                  SplatPacked* packed, int* radii, std::uint32_t* count, std::uint32_t* depth_key,
+                  std::uint64_t* tile_mask) {
     Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
     Quatf q = load_quat(m->quats.data(), i);
     render::Projected<float> pr;
@@ -142,45 +162,91 @@ struct ProjectKernel {
       s.nz = n.z;
     }
     std::uint32_t c = 0;
-    for_each_tile(s, v->width, v->height, [&](int) { ++c; });
+    const TileRange tr = tile_range(s, v->width, v->height);
+    if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
+      std::uint64_t bits = 0;
+      for_each_tile(s, v->width, v->height, [&](int, int tx, int ty) {
+        bits |= std::uint64_t(1) << ((ty - tr.ty0) * tr.ntx + (tx - tr.tx0));
+      });
+      c = std::uint32_t(__builtin_popcountll(bits));
+      tile_mask[i] = bits;
+    } else {
+      for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+    }
     if (c == 0) return;
     packed[i] = s;
     count[i] = c;
+    std::memcpy(&depth_key[i], &s.z, 4);  // z >= near > 0: the float bits sort like the floats
     radii[i] = int(std::ceil(std::min(std::max(pr.ext_x, pr.ext_y), 1e9f)));
   }
 };
 
 struct TileListKernel {
   using Args = std::tuple<const ViewT<float>*, const SplatPacked*, const std::uint32_t* /*offsets*/,
-                          std::uint32_t* /*inst_tile, splat-major*/>;
+                          const std::uint64_t* /*tile mask*/, std::uint32_t* /*inst_tile, splat-major*/>;
   static void run(int i, const ViewT<float>* v, const SplatPacked* packed, const std::uint32_t* off,
-                  std::uint32_t* inst_tile) {
+                  const std::uint64_t* tile_mask, std::uint32_t* inst_tile) {
     std::uint32_t o = off[i];
     if (off[i + 1] == o) return;
-    for_each_tile(packed[i], v->width, v->height, [&](int t) { inst_tile[o++] = std::uint32_t(t); });
+    const TileRange tr = tile_range(packed[i], v->width, v->height);
+    if (tr.fits_mask()) {  // bits in row-major tile order, as for_each_tile
+      const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
+      for (std::uint64_t bits = tile_mask[i]; bits; bits &= bits - 1) {
+        const int b = __builtin_ctzll(bits);
+        inst_tile[o++] = std::uint32_t((tr.ty0 + b / tr.ntx) * tiles_x + tr.tx0 + b % tr.ntx);
+      }
+      return;
+    }
+    for_each_tile(packed[i], v->width, v->height, [&](int t, int, int) { inst_tile[o++] = std::uint32_t(t); });
   }
 };
 
-// Stable LSD radix sort of (key, value) pairs by key.
-void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
+// Stable LSD radix sort of (key, value) pairs by key, 11 bits a pass. Each pass counts
+// and scatters contiguous chunks of the input in parallel; offsets are laid out bucket-major,
+// chunk-minor, so the result is the stable order whatever the chunk count. A pass whose
+// digits are all equal is the identity and is skipped.
+void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals, std::vector<std::uint32_t>& k2,
+                std::vector<std::uint32_t>& v2, std::vector<std::uint32_t>& hist, int threads) {
   const std::size_t n = keys.size();
-  std::vector<std::uint32_t> k2(n), v2(n);
+  k2.resize(n);
+  v2.resize(n);
   constexpr int kBits = 11, kBuckets = 1 << kBits;
-  std::vector<std::uint32_t> hist(kBuckets);
+  const int nchunks = threads <= 1 ? 1 : std::max(1, std::min(threads * 2, int(n / 32768)));
+  const std::size_t chunk = (n + std::size_t(nchunks) - 1) / std::size_t(nchunks);
+  hist.resize(std::size_t(nchunks) * kBuckets);
   for (int shift = 0; shift < 32; shift += kBits) {
-    std::fill(hist.begin(), hist.end(), 0u);
-    for (std::size_t i = 0; i < n; ++i) ++hist[(keys[i] >> shift) & (kBuckets - 1)];
+    const std::uint32_t* kin = keys.data();
+    parallel_for_chunks(nchunks, threads, [&](int c) {
+      std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
+      std::fill(h, h + kBuckets, 0u);
+      const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
+      for (std::size_t i = b; i < e; ++i) ++h[(kin[i] >> shift) & (kBuckets - 1)];
+    });
     std::uint32_t sum = 0;
-    for (auto& h : hist) {
-      std::uint32_t c = h;
-      h = sum;
-      sum += c;
+    bool identity = false;
+    for (int d = 0; d < kBuckets; ++d) {
+      const std::uint32_t before = sum;
+      for (int c = 0; c < nchunks; ++c) {
+        std::uint32_t& h = hist[std::size_t(c) * kBuckets + std::size_t(d)];
+        const std::uint32_t v = h;
+        h = sum;
+        sum += v;
+      }
+      if (sum - before == n) identity = true;  // every key has this digit
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t pos = hist[(keys[i] >> shift) & (kBuckets - 1)]++;
-      k2[pos] = keys[i];
-      v2[pos] = vals[i];
-    }
+    if (identity) continue;
+    const std::uint32_t* vin = vals.data();
+    std::uint32_t* kout = k2.data();
+    std::uint32_t* vout = v2.data();
+    parallel_for_chunks(nchunks, threads, [&](int c) {
+      std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
+      const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
+      for (std::size_t i = b; i < e; ++i) {
+        const std::uint32_t pos = h[(kin[i] >> shift) & (kBuckets - 1)]++;
+        kout[pos] = kin[i];
+        vout[pos] = vin[i];
+      }
+    });
     keys.swap(k2);
     vals.swap(v2);
   }
@@ -193,8 +259,10 @@ struct VjpKernel {
   static void run(int i, const detail::ForwardState* st, const GaussianModel* m, const float* rec, ModelGrad* g) {
     const std::size_t si = std::size_t(i);
     float sum[kRecordFloats] = {};
+    // the records of splat i are contiguous (backward writes instance p's record to slot
+    // inst_slot[p]), in tile order
     for (std::uint32_t k = st->splat_inst_offsets[si]; k < st->splat_inst_offsets[si + 1]; ++k) {
-      const float* r = rec + std::size_t(st->splat_inst[k]) * kRecordFloats;
+      const float* r = rec + std::size_t(k) * kRecordFloats;
       for (int f = 0; f < kRecordFloats; ++f) sum[f] += r[f];
     }
     float* d_dc = g->sh_dc.data() + 3 * si;
@@ -245,6 +313,13 @@ void check_model(const GaussianModel& m) {
   if (n > std::size_t(std::numeric_limits<int>::max() / 2)) throw Error("rasterizer: too many splats");
 }
 
+// Grows a vector to at least n elements without shrinking (contents are scratch).
+template <class T>
+T* grow(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
@@ -255,14 +330,27 @@ class CpuBackend final : public Backend {
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
 
  private:
+  // A state is handed out again once no RenderOutput refers to it any more, so steady
+  // rendering (training, benchmarks) reuses its buffers instead of faulting in fresh pages.
+  std::shared_ptr<detail::ForwardState> take_state();
   int threads_;
+  std::vector<float> records_;  // backward's per-instance gradient records, reused
+  std::vector<std::shared_ptr<detail::ForwardState>> pool_;
 };
+
+std::shared_ptr<detail::ForwardState> CpuBackend::take_state() {
+  for (auto& p : pool_)
+    if (p.use_count() == 1) return p;
+  auto st = std::make_shared<detail::ForwardState>();
+  if (pool_.size() < 3) pool_.push_back(st);
+  return st;
+}
 
 RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
   check_model(model);
   if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
     throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
-  auto st = std::make_shared<detail::ForwardState>();
+  std::shared_ptr<detail::ForwardState> st = take_state();
   const int W = camera.width, H = camera.height, TS = render::kTileSize;
   st->view = render::make_view<float>(camera, settings.near_plane);
   st->settings = settings;
@@ -281,9 +369,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   RenderOutput out;
   out.radii.assign(st->n, 0);
   st->packed.resize(st->n);
-  std::vector<std::uint32_t> count(st->n);
+  std::uint32_t* count = grow(st->count, st->n);
+  std::uint32_t* depth_key = grow(st->depth_key, st->n);
+  std::uint64_t* tile_mask = grow(st->tile_mask, st->n);
   launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
-                        st->packed.data(), out.radii.data(), count.data());
+                        st->packed.data(), out.radii.data(), count, depth_key, tile_mask);
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);
@@ -296,28 +386,31 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   }
   if (total > std::numeric_limits<std::uint32_t>::max() / 2) throw Error("rasterizer: too many tile instances");
   st->splat_inst_offsets[st->n] = std::uint32_t(total);
-  std::vector<std::uint32_t> inst_tile(total);
+  std::uint32_t* inst_tile = grow(st->inst_tile, total);
   launch<TileListKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view),
                          static_cast<const SplatPacked*>(st->packed.data()),
-                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()), inst_tile.data());
+                         static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()),
+                         static_cast<const std::uint64_t*>(tile_mask), inst_tile);
 
   // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
-  std::vector<std::uint32_t> keys, order;
-  keys.reserve(std::size_t(visible));
-  order.reserve(std::size_t(visible));
-  for (std::size_t i = 0; i < st->n; ++i)
+  std::vector<std::uint32_t>& keys = st->keys;
+  std::vector<std::uint32_t>& order = st->order;
+  keys.clear();
+  order.clear();
+  keys.resize(std::size_t(visible));
+  order.resize(std::size_t(visible));
+  for (std::size_t i = 0, j = 0; i < st->n; ++i)
     if (count[i] > 0) {
-      std::uint32_t k;
-      std::memcpy(&k, &st->packed[i].z, 4);
-      keys.push_back(k);
-      order.push_back(std::uint32_t(i));
+      keys[j] = depth_key[i];
+      order[j++] = std::uint32_t(i);
     }
-  radix_sort(keys, order);
+  radix_sort(keys, order, st->keys2, st->order2, st->hist, threads_);
 
   // stable counting sort of instances into tiles, chunked over the depth order
   const int nchunks = std::max(1, std::min(threads_ * 4, int(order.size() / 2048) + 1));
   const std::size_t chunk = (order.size() + std::size_t(nchunks) - 1) / std::size_t(nchunks);
-  std::vector<std::uint32_t> cnt(std::size_t(nchunks) * std::size_t(ntiles), 0u);
+  std::vector<std::uint32_t>& cnt = st->hist;
+  cnt.assign(std::size_t(nchunks) * std::size_t(ntiles), 0u);
   const std::uint32_t* offs = st->splat_inst_offsets.data();
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
@@ -340,7 +433,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   }
   st->tile_offsets[std::size_t(ntiles)] = run;
   st->inst_splat.resize(total);
-  st->splat_inst.resize(total);
+  st->inst_slot.resize(total);
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
     const std::size_t b = std::size_t(c) * chunk, e = std::min(order.size(), b + chunk);
@@ -349,7 +442,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
       for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) {
         const std::uint32_t pos = h[inst_tile[k]]++;
         st->inst_splat[pos] = i;
-        st->splat_inst[k] = pos;
+        st->inst_slot[pos] = k;
       }
     }
   });
@@ -362,11 +455,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (settings.want_median_depth) out.median_depth = ImageF(W, H, 1);
   if (settings.want_normal) out.normal = ImageF(W, H, 3);
   if (settings.want_count) out.count = ImageF(W, H, 1);
-  st->T_final.reset(new float[P]);
-  st->C_final.reset(new float[3 * P]);
-  if (settings.want_depth) st->S_final.reset(new float[P]);
-  if (settings.want_normal) st->N_final.reset(new float[3 * P]);
-  if (settings.want_median_depth) st->median_inst.reset(new std::int32_t[P]);
+  float* T_final = grow(st->T_final, P);
+  float* C_final = grow(st->C_final, 3 * P);
+  float* S_final = settings.want_depth ? grow(st->S_final, P) : nullptr;
+  float* N_final = settings.want_normal ? grow(st->N_final, 3 * P) : nullptr;
+  std::int32_t* median_inst = settings.want_median_depth ? grow(st->median_inst, P) : nullptr;
 
   TileForwardArgs fa{};
   fa.splats = st->packed.data();
@@ -382,11 +475,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.median = settings.want_median_depth ? out.median_depth.data.data() : nullptr;
   fa.normal = settings.want_normal ? out.normal.data.data() : nullptr;
   fa.count = settings.want_count ? out.count.data.data() : nullptr;
-  fa.T_final = st->T_final.get();
-  fa.C_final = st->C_final.get();
-  fa.S_final = st->S_final.get();
-  fa.N_final = st->N_final.get();
-  fa.median_inst = st->median_inst.get();
+  fa.T_final = T_final;
+  fa.C_final = C_final;
+  fa.S_final = S_final;
+  fa.N_final = N_final;
+  fa.median_inst = median_inst;
   const ForwardTileFn fwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::forward_tile : &portable::forward_tile;
   const unsigned flags = st->flags;
   parallel_for_tiles(ntiles, threads_, [&](int t) { fwd(fa, t, flags); });
@@ -411,7 +504,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   grad.resize(st->n);
   const int ntiles = st->tiles_x * st->tiles_y;
   const std::size_t ninst = st->inst_splat.size();
-  std::unique_ptr<float[]> records(new float[std::max<std::size_t>(1, ninst * kRecordFloats)]);
+  float* records = grow(records_, std::max<std::size_t>(1, ninst * kRecordFloats));
 
   TileBackwardArgs ba{};
   ba.splats = st->packed.data();
@@ -421,22 +514,23 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.height = st->height;
   ba.tiles_x = st->tiles_x;
   for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
-  ba.T_final = st->T_final.get();
-  ba.C_final = st->C_final.get();
-  ba.S_final = st->S_final.get();
-  ba.N_final = st->N_final.get();
-  ba.median_inst = st->median_inst.get();
+  ba.T_final = st->T_final.data();
+  ba.C_final = st->C_final.data();
+  ba.S_final = st->settings.want_depth ? st->S_final.data() : nullptr;
+  ba.N_final = st->settings.want_normal ? st->N_final.data() : nullptr;
+  ba.median_inst = st->settings.want_median_depth ? st->median_inst.data() : nullptr;
   ba.d_rgb = gin.d_rgb;
   ba.d_alpha = gin.d_alpha;
   ba.d_depth = gin.d_depth;
   ba.d_median = gin.d_median_depth;
   ba.d_normal = gin.d_normal;
-  ba.records = records.get();
+  ba.inst_slot = st->inst_slot.data();
+  ba.records = records;
   const unsigned flags = st->flags & 7u;
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;
   parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
 
-  launch<VjpKernel>(int(st->n), threads_, st, &model, static_cast<const float*>(records.get()), &grad);
+  launch<VjpKernel>(int(st->n), threads_, st, &model, static_cast<const float*>(records), &grad);
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ namespace glint::cpu {
 template <class F>
   requires std::invocable<F&, int>
 void parallel_for_static(int n, int threads, F&& f) {
-#pragma omp parallel for schedule(static) num_threads(threads)
+  // Below ~1k elements (a few hundred microseconds of per-splat work) a parallel region
+  // costs more than it saves, and far more on a loaded machine.
+#pragma omp parallel for schedule(static) num_threads(threads) if (n >= 1024)
   for (int i = 0; i < n; ++i) f(i);
 }
 
@@ -42,7 +44,7 @@ void parallel_for_tiles(int n, int threads, F&& f) {
 template <class F>
   requires std::invocable<F&, int>
 void parallel_for_chunks(int n, int threads, F&& f) {
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (n > 1)
   for (int i = 0; i < n; ++i) f(i);
 }
 

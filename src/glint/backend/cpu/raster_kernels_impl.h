@@ -9,6 +9,10 @@
 #include <cstring>
 #include <utility>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/render/blend.h"
 #include "glint/render/tile.h"
@@ -38,9 +42,10 @@ inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1
 }
 
 // Lane groups of a row (pixel centres x0 + c + 0.5) that the cut ellipse can reach.
-inline bool row_groups(const SplatPacked& s, float dy, int x0, int ncols, int& g0, int& g1) {
+inline bool row_groups(const SplatPacked& s, const render::RowSpanPrep& sp, float dy, int x0, int ncols, int& g0,
+                       int& g1) {
   float lo, hi;
-  if (!render::ellipse_row_span(s.A, s.B, s.C, s.power_cut, dy, 1.0f, lo, hi)) return false;
+  if (!render::ellipse_row_span_at(sp, dy, 1.0f, lo, hi)) return false;
   float c0 = s.mx + lo - float(x0) - 0.5f, c1 = s.mx + hi - float(x0) - 0.5f;
   c0 = std::clamp(c0, -1.f, float(TS + 1));
   c1 = std::clamp(c1, -1.f, float(TS + 1));
@@ -58,11 +63,25 @@ constexpr int NG = TP / LANES;  // lane groups per tile
 
 inline vf bc(float x) { return vf{x, x, x, x, x, x, x, x}; }
 inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
-inline int lanes_set(vi m) {
-  int n = 0;
-  for (int l = 0; l < LANES; ++l) n += m[l] != 0;
-  return n;
+// Bit l set when lane l of a mask (all-ones / zero lanes) is set: one movemask on AVX,
+// two on SSE, instead of eight lane extracts.
+inline int lane_bits(vi m) {
+#if defined(__AVX__)
+  __m256 f;
+  std::memcpy(&f, &m, sizeof(f));
+  return _mm256_movemask_ps(f);
+#elif defined(__SSE__)
+  __m128 lo, hi;
+  std::memcpy(&lo, &m, 16);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
+  return _mm_movemask_ps(lo) | (_mm_movemask_ps(hi) << 4);
+#else
+  int b = 0;
+  for (int l = 0; l < LANES; ++l) b |= (m[l] != 0) << l;
+  return b;
+#endif
 }
+inline int lanes_set(vi m) { return __builtin_popcount(unsigned(lane_bits(m))); }
 
 // render::fast_exp, operation for operation, on eight lanes (same results per lane).
 inline vf v_exp(vf x) {
@@ -129,20 +148,18 @@ void forward_impl(const TileForwardArgs& a, int tile) {
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     int r0, r1;
     if (!splat_rows(s, y0, nrows, r0, r1)) continue;
+    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
     for (int r = r0; r <= r1; ++r) {
       if (row_live[r] == 0) continue;
       const float dy = float(y0 + r) + 0.5f - s.my;
       int g0, g1;
-      if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
+      if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
       for (int g = g0; g <= g1; ++g) {
         const int gi = r * GROUPS + g;
         const vf t = T[gi];
         const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
-        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
-              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
-              st.stop[7]))
-          continue;  // nothing happens on these eight pixels
+        if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
         const int nstop = lanes_set(st.stop);
         Live[gi] = Live[gi] & ~st.stop;
         const vf w = st.ok ? st.al * t : bc(0.f);
@@ -199,6 +216,28 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   }
 }
 
+// Lane sums of a[0..7]: lane k of the result is
+// ((a_k[0] + a_k[1]) + (a_k[2] + a_k[3])) + ((a_k[4] + a_k[5]) + (a_k[6] + a_k[7])),
+// computed by a transpose-and-add tree (same order on every path and thread count).
+inline vf lane_sums8(const vf* a) {
+#define GLINT_EVEN(x, y) __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14)
+#define GLINT_ODD(x, y) __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15)
+  const vf u0 = GLINT_EVEN(a[0], a[1]) + GLINT_ODD(a[0], a[1]);
+  const vf u1 = GLINT_EVEN(a[2], a[3]) + GLINT_ODD(a[2], a[3]);
+  const vf u2 = GLINT_EVEN(a[4], a[5]) + GLINT_ODD(a[4], a[5]);
+  const vf u3 = GLINT_EVEN(a[6], a[7]) + GLINT_ODD(a[6], a[7]);
+  // u0 = [a0 01, a1 01, a0 23, a1 23, a0 45, a1 45, a0 67, a1 67]
+  const vf w0 = __builtin_shufflevector(u0, u1, 0, 1, 8, 9, 4, 5, 12, 13) +
+                __builtin_shufflevector(u0, u1, 2, 3, 10, 11, 6, 7, 14, 15);
+  const vf w1 = __builtin_shufflevector(u2, u3, 0, 1, 8, 9, 4, 5, 12, 13) +
+                __builtin_shufflevector(u2, u3, 2, 3, 10, 11, 6, 7, 14, 15);
+  // w0 = [a0 0-3, a1 0-3, a2 0-3, a3 0-3, a0 4-7, a1 4-7, a2 4-7, a3 4-7]
+  return __builtin_shufflevector(w0, w1, 0, 1, 2, 3, 8, 9, 10, 11) +
+         __builtin_shufflevector(w0, w1, 4, 5, 6, 7, 12, 13, 14, 15);
+#undef GLINT_EVEN
+#undef GLINT_ODD
+}
+
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
 
 // dC/dalpha for one channel (render::blend_dalpha_channel on eight lanes)
@@ -211,17 +250,19 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
   // saved forward state and upstream gradients, per lane group of the tile
-  vf Tf[NG], Fr[NG], Fg[NG], Fb[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG];
+  // GF = g . C_final: the colour channels enter dL/dalpha only through dot products with
+  // their upstream gradient g, so backward keeps g . C and g . prefix instead of 3 + 3.
+  vf Tf[NG], GF[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG];
   vf gR[NG], gG[NG], gB[NG], gA[NG], gS[NG], gM[NG], gNx[NG], gNy[NG], gNz[NG];
   vi MedI[NG], Live[NG];
   // running state
-  vf T[NG], Pr[NG], Pg[NG], Pb[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG];
+  vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG];
   int row_live[TS];
   for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
   for (int gi = 0; gi < NG; ++gi) {
     T[gi] = Tf[gi] = bc(1.f);
-    Pr[gi] = Pg[gi] = Pb[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = bc(0.f);
-    Fr[gi] = Fg[gi] = Fb[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = bc(0.f);
+    GP[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = bc(0.f);
+    GF[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = bc(0.f);
     gR[gi] = gG[gi] = gB[gi] = gA[gi] = gS[gi] = gM[gi] = gNx[gi] = gNy[gi] = gNz[gi] = bc(0.f);
     MedI[gi] = bci(-1);
     Live[gi] = bci(0);
@@ -232,10 +273,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
       Live[gi][l] = -1;
       Tf[gi][l] = a.T_final[pix];
-      Fr[gi][l] = a.C_final[3 * pix];
-      Fg[gi][l] = a.C_final[3 * pix + 1];
-      Fb[gi][l] = a.C_final[3 * pix + 2];
       const float gr = ld(a.d_rgb, 3 * pix), gg = ld(a.d_rgb, 3 * pix + 1), gb = ld(a.d_rgb, 3 * pix + 2);
+      GF[gi][l] = gr * a.C_final[3 * pix] + gg * a.C_final[3 * pix + 1] + gb * a.C_final[3 * pix + 2];
       gR[gi][l] = gr;
       gG[gi][l] = gg;
       gB[gi][l] = gb;
@@ -270,13 +309,14 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
   std::uint32_t p = begin;
   for (; p < end && total > 0; ++p) {
-    float* rec = a.records + std::size_t(p) * kRecordFloats;
+    float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
     vf acc[kRecordFloats];
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     int r0, r1;
     const bool any = splat_rows(s, y0, nrows, r0, r1);
+    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
     const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
@@ -285,24 +325,20 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const float dy = float(y0 + r) + 0.5f - s.my;
       const vf dyv = bc(dy);
       int g0, g1;
-      if (!row_groups(s, dy, x0, ncols, g0, g1)) continue;
+      if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
       for (int g = g0; g <= g1; ++g) {
         const int gi = r * GROUPS + g;
         const vf t = T[gi];
         const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
-        if (!(st.ok[0] | st.ok[1] | st.ok[2] | st.ok[3] | st.ok[4] | st.ok[5] | st.ok[6] | st.ok[7] |
-              st.stop[0] | st.stop[1] | st.stop[2] | st.stop[3] | st.stop[4] | st.stop[5] | st.stop[6] |
-              st.stop[7]))
-          continue;
+        if (lane_bits(st.ok | st.stop) == 0) continue;
         const int nstop = lanes_set(st.stop);
         Live[gi] = Live[gi] & ~st.stop;
         const vf w = st.ok ? st.al * t : bc(0.f);
-        Pr[gi] += w * cr;
-        Pg[gi] += w * cg;
-        Pb[gi] += w * cb;
+        // render::blend_dalpha_channel applied to the channel c = g . colour
+        const vf gc = gR[gi] * cr + gG[gi] * cg + gB[gi] * cb;
+        GP[gi] += w * gc;
         const vf inv = bc(1.f) / (bc(1.f) - st.al);
-        vf dA = gR[gi] * dalpha_v(cr, t, Fr[gi] - Pr[gi], inv) + gG[gi] * dalpha_v(cg, t, Fg[gi] - Pg[gi], inv) +
-                gB[gi] * dalpha_v(cb, t, Fb[gi] - Pb[gi], inv) + gA[gi] * (Tf[gi] * inv);
+        vf dA = dalpha_v(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
         vf dz = bc(0.f);
         if constexpr (kDepth) {
           PS[gi] += w * z;
@@ -335,7 +371,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         acc[kRecR] += gR[gi] * w;
         acc[kRecG] += gG[gi] * w;
         acc[kRecBlue] += gB[gi] * w;
-        acc[kRecZ] += dz;
+        if constexpr (kDepth || kMedian) acc[kRecZ] += dz;  // else it stays exactly 0
         acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
         acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
         T[gi] = st.ok ? st.tn : t;
@@ -343,13 +379,13 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         total -= nstop;
       }
     }
-    for (int k = 0; k < kRecordFloats; ++k) {
-      float sum = 0.f;
-      for (int l = 0; l < LANES; ++l) sum += acc[k][l];
-      rec[k] = sum;
-    }
+    // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
+    const vf lo = lane_sums8(acc), hi = lane_sums8(acc + 8);
+    std::memcpy(rec, &lo, sizeof(lo));
+    std::memcpy(rec + 8, &hi, sizeof(hi));
   }
-  for (; p < end; ++p) std::memset(a.records + std::size_t(p) * kRecordFloats, 0, sizeof(float) * kRecordFloats);
+  for (; p < end; ++p)
+    std::memset(a.records + std::size_t(a.inst_slot[p]) * kRecordFloats, 0, sizeof(float) * kRecordFloats);
 }
 
 template <std::size_t... I>

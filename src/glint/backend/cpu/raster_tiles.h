@@ -69,6 +69,7 @@ struct TileBackwardArgs {
   const float* d_depth;
   const float* d_median;
   const float* d_normal;
+  const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)
   float* records;  // [instances * kRecordFloats], every record of the tile is written
 };
 

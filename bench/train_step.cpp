@@ -1,0 +1,153 @@
+// Training-step benchmark: runs glint's 3DGS training loop (ADC, the `glint train`
+// defaults) on the shared `shapes` scene and prints ms per step, split by phase.
+//   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR]
+// Two configurations:
+//   shapes_colmap  200x200, the same views in COLMAP form with its 836 triangulated points
+//   200x200  the shapes scene as stored (50 views, 20k initial points from points3d.ply)
+//   320x240  the same views resampled to 320x240 (fx, fy, cx, cy scaled accordingly), written
+//            once to a temporary Blender-format folder
+// Steps run from step 1 with the default schedule (densification starts at step 500, so the
+// splat count stays at the initial 20k during a short run; the table prints it).
+#include <omp.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "glint/backend/backend.h"
+#include "glint/io/dataset.h"
+#include "glint/io/image_cache.h"
+#include "glint/io/image_io.h"
+#include "glint/io/image_ops.h"
+#include "glint/train/trainer.h"
+
+using namespace glint;
+namespace fs = std::filesystem;
+
+namespace {
+
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+double wall_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+// The shapes train views resampled to w x h, as a Blender-format folder under /tmp.
+std::string make_resized_copy(const std::string& src, int w, int h) {
+  const fs::path dst = fs::temp_directory_path() / ("glint_bench_shapes_" + std::to_string(w) + "x" + std::to_string(h));
+  const fs::path done = dst / ".complete";
+  if (fs::exists(done)) return dst.string();
+  fs::create_directories(dst / "train");
+  nlohmann::json j;
+  {
+    std::ifstream in(fs::path(src) / "transforms_train.json");
+    in >> j;
+  }
+  const double sx = double(w) / j.value("w", 200.0), sy = double(h) / j.value("h", 200.0);
+  j["fl_x"] = j["fl_x"].get<double>() * sx;
+  j["fl_y"] = j["fl_y"].get<double>() * sy;
+  j["cx"] = j["cx"].get<double>() * sx;
+  j["cy"] = j["cy"].get<double>() * sy;
+  j["w"] = w;
+  j["h"] = h;
+  for (auto& f : j["frames"]) {
+    std::string rel = f["file_path"].get<std::string>();
+    fs::path in = fs::path(src) / (rel + ".png");
+    Image8 img = resize_area(read_image(in.string()), w, h);
+    std::string png = encode_png(img);
+    std::ofstream out(dst / (rel + ".png"), std::ios::binary);
+    out.write(png.data(), std::streamsize(png.size()));
+  }
+  std::ofstream(dst / "transforms_train.json") << j.dump(1);
+  fs::copy_file(fs::path(src) / "points3d.ply", dst / "points3d.ply", fs::copy_options::overwrite_existing);
+  std::ofstream(done) << "ok\n";
+  return dst.string();
+}
+
+struct Sums {
+  double fwd = 0, loss = 0, bwd = 0, stats = 0, opt = 0, dens = 0, total = 0, cpu = 0;
+};
+
+void run(const std::string& label, const std::string& dir, int steps, int warmup, int threads) {
+  Dataset data = load_dataset(dir);
+  ImageCache cache(data, data.train, std::size_t(1) << 30);
+  cache.preload_if_fits();
+  TrainOptions opt;
+  opt.steps = warmup + steps;
+  auto backend = make_cpu_backend(threads);
+  Trainer trainer(data, opt, *backend, cache);
+  Sums s;
+  StepResult last;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const double c0 = cpu_ms(), t0 = wall_ms();
+    StepResult r = trainer.step();
+    const double t1 = wall_ms(), c1 = cpu_ms();
+    if (i < warmup) continue;
+    s.fwd += r.ms_forward;
+    s.loss += r.ms_loss;
+    s.bwd += r.ms_backward;
+    s.stats += r.ms_stats;
+    s.opt += r.ms_optimizer;
+    s.dens += r.ms_densify;
+    s.total += t1 - t0;
+    s.cpu += c1 - c0;
+    last = r;
+  }
+  const double k = 1.0 / steps;
+  const View& v = data.train.front();
+  // work of one render of the current model: (tile, splat) instances and blend steps
+  RenderSettings rs;
+  rs.want_count = true;
+  rs.sh_degree = trainer.active_sh_degree();
+  RenderOutput co = backend->forward(trainer.model(), v.camera, rs);
+  double blend = 0;
+  for (float c : co.count.data) blend += c;
+  std::printf("%-14s %5dx%-4d %7zu %7.0f %7.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", label.c_str(),
+              v.camera.width, v.camera.height, last.splats, co.num_instances / 1e3, blend / 1e3, s.total * k, s.fwd * k, s.loss * k, s.bwd * k,
+              s.stats * k, s.opt * k, s.dens * k, s.cpu * k);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 200, warmup = 20, threads = 0;
+  std::string dataset = std::string(GLINT_SHARED_DATASETS) + "/shapes";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--warmup" && i + 1 < argc) warmup = std::max(0, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "--dataset" && i + 1 < argc) dataset = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR]\n");
+      return 2;
+    }
+  }
+  if (!fs::exists(fs::path(dataset) / "transforms_train.json")) {
+    std::printf("dataset %s not found; nothing to measure\n", dataset.c_str());
+    return 0;
+  }
+  std::printf("glint training step benchmark  threads=%d  steps=%d (after %d warm-up)  simd=%s\n",
+              threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
+              active_cpu_simd() == CpuSimd::kAvx2 ? "avx2" : "portable");
+  std::printf("%-14s %10s %7s %7s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scene", "size", "splats", "inst/K", "steps/K", "ms/step", "forward",
+              "loss", "backward", "stats", "adam", "densify", "cpu ms");
+  const fs::path colmap = fs::path(dataset).parent_path() / "shapes_colmap";
+  if (fs::exists(colmap)) run("shapes_colmap", colmap.string(), steps, warmup, threads);
+  run("shapes", dataset, steps, warmup, threads);
+  run("shapes", make_resized_copy(dataset, 320, 240), steps, warmup, threads);
+  return 0;
+}
