@@ -3,6 +3,7 @@
 #   1. Release build + the whole GoogleTest suite (ctest)
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. each libFuzzer target for a bounded time (FUZZ_SECONDS, default 30)
+# plus, where the CUDA toolkit is installed, an nvcc compile of the render/ math.
 # Usage: scripts/test.sh [--quick]   (--quick: step 1 only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,16 @@ cmake --build build -j "$jobs"
 # Serial: the heavy tests are multi-threaded themselves, and OpenMP threads of two
 # tests sharing two cores slow both down many times over.
 ctest --test-dir build --output-on-failure
+
+# The per-element math must stay compilable as CUDA device code (DESIGN.md §4).
+nvcc_bin=$(command -v nvcc || true)
+[ -z "$nvcc_bin" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc_bin=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc_bin" ]; then
+  echo "== nvcc: src/glint/render/ compiles as device code"
+  "$nvcc_bin" -std=c++20 -Isrc -c tests/nvcc/render_math_kernel.cu -o build/render_math_kernel.o
+else
+  echo "== nvcc not found: skipping the device-code compile check of src/glint/render/"
+fi
 [ "$quick" = 1 ] && exit 0
 
 echo "== Sanitizer build (ASan + UBSan) and tests"

@@ -1,5 +1,7 @@
 #include "model_fixture.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
 
 namespace glint::test {
@@ -20,6 +22,17 @@ GaussianModel random_model(std::size_t n, int degree, unsigned seed) {
     for (int k = 0; k < rest; ++k)
       for (int c = 0; c < 3; ++c) m.sh_rest[(i * kShRestCoeffs + k) * 3 + c] = 0.3f * u(rng);
   return m;
+}
+
+void expect_same_model(const GaussianModel& a, const GaussianModel& b) {
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(a.sh_degree, b.sh_degree);
+  EXPECT_EQ(a.means, b.means);
+  EXPECT_EQ(a.log_scales, b.log_scales);
+  EXPECT_EQ(a.quats, b.quats);
+  EXPECT_EQ(a.opacity_logits, b.opacity_logits);
+  EXPECT_EQ(a.sh_dc, b.sh_dc);
+  EXPECT_EQ(a.sh_rest, b.sh_rest);
 }
 
 }  // namespace glint::test

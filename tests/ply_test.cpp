@@ -15,19 +15,10 @@ namespace {
 
 using test::build_ply;
 using test::PlyBuild;
+using test::expect_same_model;
 using test::random_model;
 using test::standard_props;
 
-void expect_same_model(const GaussianModel& a, const GaussianModel& b) {
-  ASSERT_EQ(a.size(), b.size());
-  EXPECT_EQ(a.sh_degree, b.sh_degree);
-  EXPECT_EQ(a.means, b.means);
-  EXPECT_EQ(a.log_scales, b.log_scales);
-  EXPECT_EQ(a.quats, b.quats);
-  EXPECT_EQ(a.opacity_logits, b.opacity_logits);
-  EXPECT_EQ(a.sh_dc, b.sh_dc);
-  EXPECT_EQ(a.sh_rest, b.sh_rest);
-}
 
 // The message of the glint::Error that reading `bytes` as a file named `name` throws.
 std::string read_error(const std::string& bytes, const std::string& name = "bad.ply") {

@@ -11,10 +11,12 @@
 #include "glint/io/image_cache.h"
 #include "glint/train/checkpoint.h"
 #include "glint/train/trainer.h"
+#include "model_fixture.h"
 #include "test_support.h"
 
 using namespace glint;
 using namespace glint::test;
+using glint::test::expect_same_model;
 
 namespace {
 
@@ -22,15 +24,6 @@ const std::string kDemo = std::string(GLINT_SOURCE_DIR) + "/data/demo";
 
 nlohmann::json read_eval(const TempDir& d) { return nlohmann::json::parse(read_file(d.str("out/eval.json"))); }
 
-void expect_same_model(const GaussianModel& a, const GaussianModel& b) {
-  ASSERT_EQ(a.size(), b.size());
-  EXPECT_EQ(a.means, b.means);
-  EXPECT_EQ(a.log_scales, b.log_scales);
-  EXPECT_EQ(a.quats, b.quats);
-  EXPECT_EQ(a.opacity_logits, b.opacity_logits);
-  EXPECT_EQ(a.sh_dc, b.sh_dc);
-  EXPECT_EQ(a.sh_rest, b.sh_rest);
-}
 
 // A small but complete run: densification, an opacity reset and SH degree 1 all happen.
 TrainOptions quick_options(Strategy s) {

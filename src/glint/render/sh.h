@@ -10,11 +10,15 @@ namespace glint::render {
 inline namespace GLINT_RENDER_NS {
 
 inline constexpr double kShC1 = 0.4886025119029199;
-inline constexpr double kShC2[5] = {1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
-                                    -1.0925484305920792, 0.5462742152960396};
-inline constexpr double kShC3[7] = {-0.5900435899266435, 2.890611442640554, -0.4570457994644658,
-                                    0.3731763325901154,  -0.4570457994644658, 1.445305721320277,
-                                    -0.5900435899266435};
+// Scalars, not arrays: a namespace-scope constexpr array lives in host memory, which
+// device code cannot read; constexpr scalars are folded into both.
+inline constexpr double kShC2_0 = 1.0925484305920792, kShC2_1 = -1.0925484305920792,
+                        kShC2_2 = 0.31539156525252005, kShC2_3 = -1.0925484305920792,
+                        kShC2_4 = 0.5462742152960396;
+inline constexpr double kShC3_0 = -0.5900435899266435, kShC3_1 = 2.890611442640554,
+                        kShC3_2 = -0.4570457994644658, kShC3_3 = 0.3731763325901154,
+                        kShC3_4 = -0.4570457994644658, kShC3_5 = 1.445305721320277,
+                        kShC3_6 = -0.5900435899266435;
 
 GLINT_HD inline constexpr int sh_coeff_count(int degree) { return (degree + 1) * (degree + 1); }
 
@@ -30,19 +34,19 @@ GLINT_HD inline void sh_basis(int deg, Vec3<T> d, T* b) {
   b[3] = -C1 * x;
   if (deg < 2) return;
   T xx = x * x, yy = y * y, zz = z * z;
-  b[4] = T(kShC2[0]) * x * y;
-  b[5] = T(kShC2[1]) * y * z;
-  b[6] = T(kShC2[2]) * (T(2) * zz - xx - yy);
-  b[7] = T(kShC2[3]) * x * z;
-  b[8] = T(kShC2[4]) * (xx - yy);
+  b[4] = T(kShC2_0) * x * y;
+  b[5] = T(kShC2_1) * y * z;
+  b[6] = T(kShC2_2) * (T(2) * zz - xx - yy);
+  b[7] = T(kShC2_3) * x * z;
+  b[8] = T(kShC2_4) * (xx - yy);
   if (deg < 3) return;
-  b[9] = T(kShC3[0]) * y * (T(3) * xx - yy);
-  b[10] = T(kShC3[1]) * x * y * z;
-  b[11] = T(kShC3[2]) * y * (T(4) * zz - xx - yy);
-  b[12] = T(kShC3[3]) * z * (T(2) * zz - T(3) * xx - T(3) * yy);
-  b[13] = T(kShC3[4]) * x * (T(4) * zz - xx - yy);
-  b[14] = T(kShC3[5]) * z * (xx - yy);
-  b[15] = T(kShC3[6]) * x * (xx - T(3) * yy);
+  b[9] = T(kShC3_0) * y * (T(3) * xx - yy);
+  b[10] = T(kShC3_1) * x * y * z;
+  b[11] = T(kShC3_2) * y * (T(4) * zz - xx - yy);
+  b[12] = T(kShC3_3) * z * (T(2) * zz - T(3) * xx - T(3) * yy);
+  b[13] = T(kShC3_4) * x * (T(4) * zz - xx - yy);
+  b[14] = T(kShC3_5) * z * (xx - yy);
+  b[15] = T(kShC3_6) * x * (xx - T(3) * yy);
 }
 
 // Gradient of each basis function with respect to the (unit) direction components.
@@ -57,15 +61,15 @@ GLINT_HD inline void sh_basis_grad(int deg, Vec3<T> d, Vec3<T>* g) {
   g[3] = {-C1, T(0), T(0)};
   if (deg < 2) return;
   T xx = x * x, yy = y * y, zz = z * z;
-  T a0 = T(kShC2[0]), a1 = T(kShC2[1]), a2 = T(kShC2[2]), a3 = T(kShC2[3]), a4 = T(kShC2[4]);
+  T a0 = T(kShC2_0), a1 = T(kShC2_1), a2 = T(kShC2_2), a3 = T(kShC2_3), a4 = T(kShC2_4);
   g[4] = {a0 * y, a0 * x, T(0)};
   g[5] = {T(0), a1 * z, a1 * y};
   g[6] = {T(-2) * a2 * x, T(-2) * a2 * y, T(4) * a2 * z};
   g[7] = {a3 * z, T(0), a3 * x};
   g[8] = {T(2) * a4 * x, T(-2) * a4 * y, T(0)};
   if (deg < 3) return;
-  T c0 = T(kShC3[0]), c1 = T(kShC3[1]), c2 = T(kShC3[2]), c3 = T(kShC3[3]), c4 = T(kShC3[4]),
-    c5 = T(kShC3[5]), c6 = T(kShC3[6]);
+  T c0 = T(kShC3_0), c1 = T(kShC3_1), c2 = T(kShC3_2), c3 = T(kShC3_3), c4 = T(kShC3_4),
+    c5 = T(kShC3_5), c6 = T(kShC3_6);
   g[9] = {T(6) * c0 * x * y, c0 * (T(3) * xx - T(3) * yy), T(0)};
   g[10] = {c1 * y * z, c1 * x * z, c1 * x * y};
   g[11] = {T(-2) * c2 * x * y, c2 * (T(4) * zz - xx - T(3) * yy), T(8) * c2 * y * z};
