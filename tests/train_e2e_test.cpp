@@ -61,6 +61,7 @@ void check_exact_resume(Strategy s) {
   EXPECT_EQ(second.current_step(), 23);
   while (second.current_step() < o.steps) second.step();
   expect_same_model(straight.model(), second.model());
+  EXPECT_EQ(straight.model().sh_degree, 2);  // SH degree +1 every 15 steps, capped by the schedule
 }
 
 }  // namespace

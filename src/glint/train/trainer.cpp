@@ -142,6 +142,8 @@ StepResult Trainer::step() {
   RenderSettings rs;
   for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
   rs.sh_degree = sh_degree_at(step, options_.sh_degree_every, options_.max_sh_degree);
+  // The model carries the degree in use, so files written from it keep those coefficients.
+  set_.model.sh_degree = rs.sh_degree;
   const bool geometry = options_.normal_weight > 0 && step >= options_.normal_from;
   rs.want_alpha = geometry;
   rs.want_depth = geometry;
