@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "glint/core/error.h"
+#include "glint/light/surface_map.h"
 #include "glint/light/color.h"
 
 namespace glint {
@@ -54,18 +55,8 @@ double ambient_occlusion(const AoMaps& m, Vec3d x, Vec3d n) {
 }
 
 ImageF ambient_occlusion_image(const AoMaps& m, const ImageF& pos, const ImageF& nrm) {
-  if (pos.channels != 3 || nrm.channels != 3 || pos.width != nrm.width || pos.height != nrm.height)
-    throw Error("AO: positions and normals must be [H,W,3] of one size");
-  ImageF out(pos.width, pos.height, 1, 1.f);
-  const long n = static_cast<long>(pos.width) * pos.height;
-#pragma omp parallel for schedule(dynamic, 64)
-  for (long i = 0; i < n; ++i) {
-    const Vec3f nf = load3(nrm.data.data(), i);
-    if (!(nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0)) continue;
-    const Vec3f pf = load3(pos.data.data(), i);
-    out.data[i] = static_cast<float>(ambient_occlusion(m, {pf.x, pf.y, pf.z}, normalize(Vec3d{nf.x, nf.y, nf.z})));
-  }
-  return out;
+  return map_surface_pixels(pos, nrm, "AO",
+                            [&](Vec3d x, Vec3d n) { return ambient_occlusion(m, x, n); });
 }
 
 ImageF delight(const ImageF& cap, const ImageF& ao, float min_ao) {

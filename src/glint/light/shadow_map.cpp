@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "glint/core/error.h"
+#include "glint/light/surface_map.h"
 
 namespace glint {
 
@@ -80,19 +81,8 @@ double shadow_visibility(const ShadowMap& m, const Light& light, Vec3d x, Vec3d 
 }
 
 ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const ImageF& pos, const ImageF& nrm) {
-  if (pos.channels != 3 || nrm.channels != 3 || pos.width != nrm.width || pos.height != nrm.height)
-    throw Error("shadow visibility: positions and normals must be [H,W,3] of one size");
-  ImageF out(pos.width, pos.height, 1, 1.f);
-  const long n = static_cast<long>(pos.width) * pos.height;
-#pragma omp parallel for schedule(dynamic, 256)
-  for (long i = 0; i < n; ++i) {
-    const Vec3f nf = load3(nrm.data.data(), i);
-    if (!(nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0)) continue;
-    const Vec3f pf = load3(pos.data.data(), i);
-    const Vec3d nn = normalize(Vec3d{nf.x, nf.y, nf.z});
-    out.data[i] = static_cast<float>(shadow_visibility(m, light, {pf.x, pf.y, pf.z}, nn));
-  }
-  return out;
+  return map_surface_pixels(pos, nrm, "shadow visibility",
+                            [&](Vec3d x, Vec3d n) { return shadow_visibility(m, light, x, n); });
 }
 
 }  // namespace glint
