@@ -68,24 +68,7 @@ Image8 resize_area(const Image8& src, int width, int height) {
 
 Image8 to_rgb(const Image8& src, const std::array<float, 3>& background) {
   if (src.channels == 3) return src;
-  Image8 out;
-  out.width = src.width;
-  out.height = src.height;
-  out.channels = 3;
-  const std::size_t n = static_cast<std::size_t>(src.width) * src.height;
-  out.data.resize(n * 3);
-  const bool has_alpha = src.channels == 2 || src.channels == 4;
-  const bool grey = src.channels <= 2;
-  for (std::size_t p = 0; p < n; ++p) {
-    const std::uint8_t* in = &src.data[p * src.channels];
-    float a = has_alpha ? in[src.channels - 1] / 255.f : 1.f;
-    for (int ch = 0; ch < 3; ++ch) {
-      float v = in[grey ? 0 : ch] / 255.f;
-      float o = v * a + background[static_cast<std::size_t>(ch)] * (1.f - a);
-      out.data[p * 3 + ch] = static_cast<std::uint8_t>(std::lround(std::clamp(o, 0.f, 1.f) * 255.f));
-    }
-  }
-  return out;
+  return to_image8(composite_float(src, background));
 }
 
 Image8 to_rgba(const Image8& src) {
@@ -119,9 +102,6 @@ ImageF composite_float(const Image8& src, const std::array<float, 3>& background
   return out;
 }
 
-}  // namespace glint
-
-namespace glint {
 
 Image8 to_image8(const ImageF& src) {
   Image8 out;

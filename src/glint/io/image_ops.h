@@ -20,10 +20,6 @@ Image8 to_rgba(const Image8& src);
 // Straight-alpha RGBA over a background colour, as floats in [0,1] (RGB input: converted).
 ImageF composite_float(const Image8& src, const std::array<float, 3>& background);
 
-}  // namespace glint
-
-namespace glint {
-
 // [0,1] floats <-> 8-bit, values clamped and rounded.
 Image8 to_image8(const ImageF& src);
 ImageF to_float(const Image8& src);
