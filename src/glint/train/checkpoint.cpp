@@ -184,7 +184,7 @@ TrainCheckpoint parse_checkpoint(const std::string& bytes, const std::string& na
                               " values of width " + std::to_string(width) + " for " + std::to_string(n) + " splats");
       p.check_count(count, sizeof(float), aname.c_str());
       std::vector<float>& dst = *it->second.second;
-      std::memcpy(dst.data(), payload.data() + (payload.size() - p.remaining()), count * sizeof(float));
+      if (count > 0) std::memcpy(dst.data(), payload.data() + (payload.size() - p.remaining()), count * sizeof(float));
       p.skip(count * sizeof(float), "array values");
       seen.insert(aname);
       wanted.erase(it);
