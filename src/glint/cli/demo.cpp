@@ -22,7 +22,7 @@ std::string demo_data() {
 void add_demo(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   args->out = "out/demo";
-  args->train.steps = 2000;
+  args->train.steps = 3000;
   args->save_renders = true;
   args->eval_every = 500;
   auto data_ptr = std::make_shared<std::string>();
