@@ -72,6 +72,17 @@ GLINT_HD inline bool finite_val(T x) {
 // Projects one Gaussian. Returns false when it is culled: behind the near plane, a
 // degenerate or non-finite 2D covariance, opacity below 1/255, or a cut ellipse that
 // misses every pixel centre of the image.
+// The 2D covariance (a b; b c) = Tm Sigma Tm^T of the 2x3 projection Jacobian Tm and the
+// full 3x3 covariance S; TS = Tm S is kept for the VJP.
+template <class T>
+GLINT_HD inline void project_covariance(const T* Tm, const T* S, T* TS, T& a, T& b, T& c) {
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 3; ++k) TS[r * 3 + k] = Tm[r * 3] * S[k] + Tm[r * 3 + 1] * S[3 + k] + Tm[r * 3 + 2] * S[6 + k];
+  a = TS[0] * Tm[0] + TS[1] * Tm[1] + TS[2] * Tm[2];
+  b = TS[0] * Tm[3] + TS[1] * Tm[4] + TS[2] * Tm[5];
+  c = TS[3] * Tm[3] + TS[4] * Tm[4] + TS[5] * Tm[5];
+}
+
 template <class T>
 GLINT_HD inline bool project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_scale, Quat<T> q,
                                    T opacity_logit, bool antialiased, Projected<T>& out) {
@@ -84,13 +95,8 @@ GLINT_HD inline bool project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_
   projection_jacobian(v, pc, Tm);
   // cov2 = Tm Sigma Tm^T
   const T S[9] = {cov3[0], cov3[1], cov3[2], cov3[1], cov3[3], cov3[4], cov3[2], cov3[4], cov3[5]};
-  T TS[6];
-  for (int r = 0; r < 2; ++r)
-    for (int c = 0; c < 3; ++c)
-      TS[r * 3 + c] = Tm[r * 3] * S[c] + Tm[r * 3 + 1] * S[3 + c] + Tm[r * 3 + 2] * S[6 + c];
-  T a = TS[0] * Tm[0] + TS[1] * Tm[1] + TS[2] * Tm[2];
-  T b = TS[0] * Tm[3] + TS[1] * Tm[4] + TS[2] * Tm[5];
-  T c = TS[3] * Tm[3] + TS[4] * Tm[4] + TS[5] * Tm[5];
+  T TS[6], a, b, c;
+  project_covariance(Tm, S, TS, a, b, c);
   T ad = a + T(kDilation), cd = c + T(kDilation);
   T det = ad * cd - b * b;
   if (!(det > T(0)) || !finite_val(det)) return false;
@@ -202,13 +208,8 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
   T tx = z * cux, ty = z * cuy;
   T Tm[6];
   projection_jacobian(v, pc, Tm);
-  T TS[6];
-  for (int r = 0; r < 2; ++r)
-    for (int c = 0; c < 3; ++c)
-      TS[r * 3 + c] = Tm[r * 3] * S[c] + Tm[r * 3 + 1] * S[3 + c] + Tm[r * 3 + 2] * S[6 + c];
-  T a = TS[0] * Tm[0] + TS[1] * Tm[1] + TS[2] * Tm[2];
-  T b = TS[0] * Tm[3] + TS[1] * Tm[4] + TS[2] * Tm[5];
-  T c = TS[3] * Tm[3] + TS[4] * Tm[4] + TS[5] * Tm[5];
+  T TS[6], a, b, c;
+  project_covariance(Tm, S, TS, a, b, c);
   T ad = a + T(kDilation), cd = c + T(kDilation);
   T det = ad * cd - b * b;
   T inv = T(1) / det;
