@@ -74,8 +74,10 @@ TEST(RasterDeterminism, ThreadCountsDefaultPath) { check_path(CpuSimd::kAuto); }
 TEST(RasterDeterminism, ThreadCountsPortablePath) { check_path(CpuSimd::kPortable); }
 
 TEST(RasterDeterminism, PortableAndAvx2Agree) {
-  // Both paths are compiled without FMA contraction; they are expected to agree to the bit
-  // on this machine, and must agree closely everywhere.
+  // The AVX2 path fuses multiply-adds in the alpha math and the portable one does not, so
+  // they round differently and a step sitting exactly at the 1/255 or transmittance
+  // threshold may go either way; both must still agree to well within the reference
+  // tolerance (raster_reference_test checks each path against the double renderer).
   GaussianModel m = random_scene(3000, 7);
   Camera cam = look_at(97, 75, 90, {0, -3, 0.5}, {0, 0, 0});
   RenderSettings s;
@@ -86,9 +88,9 @@ TEST(RasterDeterminism, PortableAndAvx2Agree) {
   set_cpu_simd(CpuSimd::kAvx2);  // falls back to portable without AVX2
   Result b = run(m, cam, s, up, 2);
   set_cpu_simd(CpuSimd::kAuto);
-  EXPECT_TRUE(images_close("rgb", a.out.rgb.data, b.out.rgb.data, 1e-6));
-  EXPECT_TRUE(grads_close("means", a.grad.means, b.grad.means, 1e-5));
-  EXPECT_TRUE(grads_close("sh_rest", a.grad.sh_rest, b.grad.sh_rest, 1e-5));
+  EXPECT_TRUE(images_close("rgb", a.out.rgb.data, b.out.rgb.data, 2e-5));
+  EXPECT_TRUE(grads_close("means", a.grad.means, b.grad.means, 1e-4));
+  EXPECT_TRUE(grads_close("sh_rest", a.grad.sh_rest, b.grad.sh_rest, 1e-4));
 }
 
 TEST(RasterDeterminism, SimdSelection) {

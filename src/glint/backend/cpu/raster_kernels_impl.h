@@ -1,7 +1,7 @@
 // The CPU tile kernels, compiled once per instruction set: a .cpp defines GLINT_CPU_ISA
-// (a namespace name) and includes this file. Both compilations use -ffp-contract=off, so
-// the AVX2 and portable paths do the same IEEE operations in the same order; forward and
-// backward evaluate each blend step with the same code and reach the same decisions.
+// (a namespace name) and includes this file. Both compilations use -ffp-contract=off and
+// fuse only where fmadd says so; forward and backward evaluate each blend step with the
+// same code and reach the same decisions.
 // No include guard on purpose.
 #include <algorithm>
 #include <cmath>
@@ -83,44 +83,110 @@ inline int lane_bits(vi m) {
 }
 inline int lanes_set(vi m) { return __builtin_popcount(unsigned(lane_bits(m))); }
 
-// render::fast_exp, operation for operation, on eight lanes (same results per lane).
+// a * b + c: one fused operation on the AVX2 path (shorter dependency chains in the exp
+// polynomial), two roundings on the portable path. Explicit rather than left to
+// -ffp-contract, so that forward and backward (one inline function, many call sites) round
+// every step the same way and reach the same decisions.
+inline vf fmadd(vf a, vf b, vf c) {
+#if defined(__FMA__)
+  __m256 ra, rb, rc;
+  std::memcpy(&ra, &a, 32);
+  std::memcpy(&rb, &b, 32);
+  std::memcpy(&rc, &c, 32);
+  const __m256 r = _mm256_fmadd_ps(ra, rb, rc);
+  vf o;
+  std::memcpy(&o, &r, 32);
+  return o;
+#else
+  return a * b + c;
+#endif
+}
+
+// render::fast_exp on eight lanes: the same Cephes polynomial, evaluated with fmadd (equal to
+// fast_exp on the portable path, within an ulp of it on the AVX2 path). The range clamp keeps
+// n in [-126, 127], so 2^n is a single exponent field.
 inline vf v_exp(vf x) {
   x = x < bc(-87.f) ? bc(-87.f) : x;
   x = x > bc(88.f) ? bc(88.f) : x;
   const vf magic = bc(12582912.f);
-  vf n = (x * bc(1.44269504088896341f) + magic) - magic;
+  const vf n = fmadd(x, bc(1.44269504088896341f), magic) - magic;
   vf r = x - n * bc(0.693359375f);
   r = r - n * bc(-2.12194440e-4f);
-  vf z = r * r;
-  vf y = ((((bc(1.9875691500E-4f) * r + bc(1.3981999507E-3f)) * r + bc(8.3334519073E-3f)) * r +
-           bc(4.1665795894E-2f)) * r + bc(1.6666665459E-1f)) * r + bc(5.0000001201E-1f);
-  y = y * z + r + bc(1.f);
-  vi e = __builtin_convertvector(n, vi);
-  vi e1 = e >> 1, e2 = e - e1;
-  return y * (vf)((e1 + 127) << 23) * (vf)((e2 + 127) << 23);
+  const vf z = r * r;
+  vf y = fmadd(bc(1.9875691500E-4f), r, bc(1.3981999507E-3f));
+  y = fmadd(y, r, bc(8.3334519073E-3f));
+  y = fmadd(y, r, bc(4.1665795894E-2f));
+  y = fmadd(y, r, bc(1.6666665459E-1f));
+  y = fmadd(y, r, bc(5.0000001201E-1f));
+  y = fmadd(y, z, r) + bc(1.f);
+  const vi e = __builtin_convertvector(n, vi);
+  return y * (vf)((e + 127) << 23);
 }
 
-// One blend step on eight pixels: the same decisions as render::blend_alpha plus the
-// transmittance stop. Returns ok (blended) and stop (pixel finished, step not blended).
-struct StepV {
-  vf dx, G, al, tn;
-  vi clamped, ok, stop;
+// The part of a blend step that does not depend on the pixel's transmittance: offset,
+// Gaussian, alpha and whether the step is a candidate (inside the cut, alpha >= 1/255).
+// Kernels compute it for every lane group a splat touches before blending any of them, so
+// the exp chains of different groups overlap instead of waiting on each other.
+struct AlphaV {
+  vf dx, G, al;
+  vi clamped, cand;
 };
-inline StepV step_v(const SplatPacked& s, float px0, float dy, vf t, vi live) {
+inline AlphaV alpha_v(const SplatPacked& s, float px0, float dy) {
   const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
-  StepV o;
+  AlphaV o;
   o.dx = (bc(px0) + lane) - bc(s.mx);
-  const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), dyv = bc(dy);
-  const vf power = bc(0.5f) * (A * o.dx * o.dx + C * dyv * dyv) + B * o.dx * dyv;
+  const vf dyv = bc(dy);
+  const vf power = bc(0.5f) * fmadd(bc(s.A) * o.dx, o.dx, bc(s.C) * dyv * dyv) + bc(s.B) * o.dx * dyv;
   o.G = v_exp(-power);
   const vf raw = bc(s.opacity) * o.G;
   o.clamped = raw > bc(float(render::kMaxAlpha));
   o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
-  const vi cand = (power <= bc(s.power_cut)) & (o.al >= bc(float(render::kMinAlpha))) & live;
-  o.tn = t * (bc(1.f) - o.al);
+  o.cand = (power <= bc(s.power_cut)) & (o.al >= bc(float(render::kMinAlpha)));
+  return o;
+}
+
+// The transmittance-dependent rest of a step: ok (blended) and stop (pixel finished, step
+// not blended), and the transmittance after the step.
+struct StepV {
+  vf tn;
+  vi ok, stop;
+};
+inline StepV step_v(const AlphaV& a, vf t, vi live) {
+  StepV o;
+  const vi cand = a.cand & live;
+  o.tn = t * (bc(1.f) - a.al);
   o.stop = cand & (o.tn < bc(float(render::kTransmittanceStop)));
   o.ok = cand & ~o.stop;
   return o;
+}
+
+// Lane groups of one (splat, tile) pair with at least one candidate lane, in row-major
+// order, with their alpha part already evaluated.
+struct SplatGroups {
+  int n = 0;
+  int gi[NG];
+  float dy[NG];
+  AlphaV av[NG];
+};
+inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int nrows, const int* row_live,
+                           SplatGroups& out) {
+  out.n = 0;
+  int r0, r1;
+  if (!splat_rows(s, y0, nrows, r0, r1)) return;
+  const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
+  for (int r = r0; r <= r1; ++r) {
+    if (row_live[r] == 0) continue;
+    const float dy = float(y0 + r) + 0.5f - s.my;
+    int g0, g1;
+    if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
+    for (int g = g0; g <= g1; ++g) {
+      const int k = out.n;
+      out.gi[k] = r * GROUPS + g;
+      out.dy[k] = dy;
+      out.av[k] = alpha_v(s, float(x0 + g * LANES) + 0.5f, dy);
+      out.n += lane_bits(out.av[k].cand) != 0;  // keep only groups where something can happen
+    }
+  }
 }
 
 template <unsigned F>
@@ -143,45 +209,39 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   }
   int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
+  SplatGroups sg;
   for (std::uint32_t p = begin; p < end && total > 0; ++p) {
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    int r0, r1;
-    if (!splat_rows(s, y0, nrows, r0, r1)) continue;
-    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
+    collect_groups(s, x0, y0, ncols, nrows, row_live, sg);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
-    for (int r = r0; r <= r1; ++r) {
-      if (row_live[r] == 0) continue;
-      const float dy = float(y0 + r) + 0.5f - s.my;
-      int g0, g1;
-      if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
-      for (int g = g0; g <= g1; ++g) {
-        const int gi = r * GROUPS + g;
-        const vf t = T[gi];
-        const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
-        if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
-        const int nstop = lanes_set(st.stop);
-        Live[gi] = Live[gi] & ~st.stop;
-        const vf w = st.ok ? st.al * t : bc(0.f);
-        Cr[gi] += w * cr;
-        Cg[gi] += w * cg;
-        Cb[gi] += w * cb;
-        if constexpr (kDepth) S[gi] += w * bc(s.z);
-        if constexpr (kNormal) {
-          Nx[gi] += w * bc(s.nx);
-          Ny[gi] += w * bc(s.ny);
-          Nz[gi] += w * bc(s.nz);
-        }
-        if constexpr (kMedian) {
-          const vi cross = st.ok & (t >= bc(0.5f)) & (st.tn < bc(0.5f));
-          Med[gi] = cross ? bc(s.z) : Med[gi];
-          MedI[gi] = cross ? bci(std::int32_t(p)) : MedI[gi];
-        }
-        if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
-        T[gi] = st.ok ? st.tn : t;
-        row_live[r] -= nstop;
-        total -= nstop;
+    for (int k = 0; k < sg.n; ++k) {
+      const int gi = sg.gi[k];
+      const AlphaV& av = sg.av[k];
+      const vf t = T[gi];
+      const StepV st = step_v(av, t, Live[gi]);
+      if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
+      const int nstop = lanes_set(st.stop);
+      Live[gi] = Live[gi] & ~st.stop;
+      const vf w = st.ok ? av.al * t : bc(0.f);
+      Cr[gi] += w * cr;
+      Cg[gi] += w * cg;
+      Cb[gi] += w * cb;
+      if constexpr (kDepth) S[gi] += w * bc(s.z);
+      if constexpr (kNormal) {
+        Nx[gi] += w * bc(s.nx);
+        Ny[gi] += w * bc(s.ny);
+        Nz[gi] += w * bc(s.nz);
       }
+      if constexpr (kMedian) {
+        const vi cross = st.ok & (t >= bc(0.5f)) & (st.tn < bc(0.5f));
+        Med[gi] = cross ? bc(s.z) : Med[gi];
+        MedI[gi] = cross ? bci(std::int32_t(p)) : MedI[gi];
+      }
+      if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
+      T[gi] = st.ok ? st.tn : t;
+      row_live[gi / GROUPS] -= nstop;
+      total -= nstop;
     }
   }
   for (int r = 0; r < nrows; ++r) {
@@ -308,76 +368,70 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
   std::uint32_t p = begin;
+  SplatGroups sg;
   for (; p < end && total > 0; ++p) {
     float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
     vf acc[kRecordFloats];
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    int r0, r1;
-    const bool any = splat_rows(s, y0, nrows, r0, r1);
-    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
+    collect_groups(s, x0, y0, ncols, nrows, row_live, sg);
     const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
-    for (int r = r0; any && r <= r1; ++r) {
-      if (row_live[r] == 0) continue;
-      const float dy = float(y0 + r) + 0.5f - s.my;
-      const vf dyv = bc(dy);
-      int g0, g1;
-      if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
-      for (int g = g0; g <= g1; ++g) {
-        const int gi = r * GROUPS + g;
-        const vf t = T[gi];
-        const StepV st = step_v(s, float(x0 + g * LANES) + 0.5f, dy, t, Live[gi]);
-        if (lane_bits(st.ok | st.stop) == 0) continue;
-        const int nstop = lanes_set(st.stop);
-        Live[gi] = Live[gi] & ~st.stop;
-        const vf w = st.ok ? st.al * t : bc(0.f);
-        // render::blend_dalpha_channel applied to the channel c = g . colour
-        const vf gc = gR[gi] * cr + gG[gi] * cg + gB[gi] * cb;
-        GP[gi] += w * gc;
-        const vf inv = bc(1.f) / (bc(1.f) - st.al);
-        vf dA = dalpha_v(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
-        vf dz = bc(0.f);
-        if constexpr (kDepth) {
-          PS[gi] += w * z;
-          dA += gS[gi] * dalpha_v(z, t, FS[gi] - PS[gi], inv);
-          dz += gS[gi] * w;
-        }
-        if constexpr (kMedian) dz += (st.ok & (MedI[gi] == pv)) ? gM[gi] : bc(0.f);
-        if constexpr (kNormal) {
-          PNx[gi] += w * nx;
-          PNy[gi] += w * ny;
-          PNz[gi] += w * nz;
-          dA += gNx[gi] * dalpha_v(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * dalpha_v(ny, t, FNy[gi] - PNy[gi], inv) +
-                gNz[gi] * dalpha_v(nz, t, FNz[gi] - PNz[gi], inv);
-          acc[kRecNx] += gNx[gi] * w;
-          acc[kRecNy] += gNy[gi] * w;
-          acc[kRecNz] += gNz[gi] * w;
-        }
-        // render::blend_alpha_vjp on eight lanes
-        const vf gal = (st.ok & ~st.clamped) ? dA : bc(0.f);
-        const vf d_op = st.G * gal;
-        const vf dpow = -op * st.G * gal;
-        const vf d_mx = -dpow * (A * st.dx + B * dyv);
-        const vf d_my = -dpow * (B * st.dx + C * dyv);
-        acc[kRecMx] += d_mx;
-        acc[kRecMy] += d_my;
-        acc[kRecA] += bc(0.5f) * dpow * st.dx * st.dx;
-        acc[kRecB] += dpow * st.dx * dyv;
-        acc[kRecC] += bc(0.5f) * dpow * dyv * dyv;
-        acc[kRecOpacity] += d_op;
-        acc[kRecR] += gR[gi] * w;
-        acc[kRecG] += gG[gi] * w;
-        acc[kRecBlue] += gB[gi] * w;
-        if constexpr (kDepth || kMedian) acc[kRecZ] += dz;  // else it stays exactly 0
-        acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
-        acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
-        T[gi] = st.ok ? st.tn : t;
-        row_live[r] -= nstop;
-        total -= nstop;
+    for (int k = 0; k < sg.n; ++k) {
+      const int gi = sg.gi[k];
+      const AlphaV& av = sg.av[k];
+      const vf dyv = bc(sg.dy[k]);
+      const vf t = T[gi];
+      const StepV st = step_v(av, t, Live[gi]);
+      if (lane_bits(st.ok | st.stop) == 0) continue;
+      const int nstop = lanes_set(st.stop);
+      Live[gi] = Live[gi] & ~st.stop;
+      const vf w = st.ok ? av.al * t : bc(0.f);
+      // render::blend_dalpha_channel applied to the channel c = g . colour
+      const vf gc = gR[gi] * cr + gG[gi] * cg + gB[gi] * cb;
+      GP[gi] += w * gc;
+      const vf inv = bc(1.f) / (bc(1.f) - av.al);
+      vf dA = dalpha_v(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
+      vf dz = bc(0.f);
+      if constexpr (kDepth) {
+        PS[gi] += w * z;
+        dA += gS[gi] * dalpha_v(z, t, FS[gi] - PS[gi], inv);
+        dz += gS[gi] * w;
       }
+      if constexpr (kMedian) dz += (st.ok & (MedI[gi] == pv)) ? gM[gi] : bc(0.f);
+      if constexpr (kNormal) {
+        PNx[gi] += w * nx;
+        PNy[gi] += w * ny;
+        PNz[gi] += w * nz;
+        dA += gNx[gi] * dalpha_v(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * dalpha_v(ny, t, FNy[gi] - PNy[gi], inv) +
+              gNz[gi] * dalpha_v(nz, t, FNz[gi] - PNz[gi], inv);
+        acc[kRecNx] += gNx[gi] * w;
+        acc[kRecNy] += gNy[gi] * w;
+        acc[kRecNz] += gNz[gi] * w;
+      }
+      // render::blend_alpha_vjp on eight lanes
+      const vf gal = (st.ok & ~av.clamped) ? dA : bc(0.f);
+      const vf d_op = av.G * gal;
+      const vf dpow = -op * av.G * gal;
+      const vf d_mx = -dpow * (A * av.dx + B * dyv);
+      const vf d_my = -dpow * (B * av.dx + C * dyv);
+      acc[kRecMx] += d_mx;
+      acc[kRecMy] += d_my;
+      acc[kRecA] += bc(0.5f) * dpow * av.dx * av.dx;
+      acc[kRecB] += dpow * av.dx * dyv;
+      acc[kRecC] += bc(0.5f) * dpow * dyv * dyv;
+      acc[kRecOpacity] += d_op;
+      acc[kRecR] += gR[gi] * w;
+      acc[kRecG] += gG[gi] * w;
+      acc[kRecBlue] += gB[gi] * w;
+      if constexpr (kDepth || kMedian) acc[kRecZ] += dz;  // else it stays exactly 0
+      acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
+      acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
+      T[gi] = st.ok ? st.tn : t;
+      row_live[gi / GROUPS] -= nstop;
+      total -= nstop;
     }
     // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
     const vf lo = lane_sums8(acc), hi = lane_sums8(acc + 8);
