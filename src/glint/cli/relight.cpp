@@ -64,6 +64,15 @@ void add_relight(CLI::App& app) {
   sub->add_option("--shadow-res", a->opt.shadow_map.resolution, "Shadow map resolution (texels a side)")
       ->check(CLI::Range(16, 8192));
   sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
+  sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
+                  "Edge-aware smoothing of the shading normals: Gaussian sigma in pixels (0 = off)")
+      ->check(CLI::Range(0.0, 20.0));
+  sub->add_option("--shadow-bias", a->opt.shadow_map.constant_bias,
+                  "Constant depth bias of shadow-map lookups, in texels")->check(CLI::NonNegativeNumber);
+  sub->add_option("--slope-bias", a->opt.shadow_map.slope_bias,
+                  "Depth bias per unit tan(angle to the light), in texels (tan capped at 10)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--normal-offset", a->opt.shadow_map.normal_offset,
+                  "Move lookups this many texels along the surface normal")->check(CLI::NonNegativeNumber);
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
   sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");

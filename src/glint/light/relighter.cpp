@@ -67,6 +67,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     }
   }
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
+  if (options_.normal_filter.sigma_spatial_px > 0) g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
   if (ao_maps_) {
     g.ao = ambient_occlusion_image(*ao_maps_, g.position, g.normal);
     g.albedo = delight(g.capture_linear, g.ao);

@@ -12,6 +12,7 @@
 #include "glint/light/ambient_occlusion.h"
 #include "glint/light/depth_filter.h"
 #include "glint/light/lights.h"
+#include "glint/light/normal_filter.h"
 #include "glint/light/shadow_map.h"
 #include "glint/light/transmittance_shadow.h"
 
@@ -26,6 +27,7 @@ struct RelightOptions {
   NormalSource normals = NormalSource::kSplats;
   bool filter_depth = true;         // joint bilateral filter before normals from depth
   DepthFilterParams depth_filter;
+  NormalFilterParams normal_filter;  // smoothing of the shading normals; sigma 0 = off
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
   AoParams ao;

@@ -1,0 +1,136 @@
+// Where the relighting error comes from: relights the relight dataset's test views with
+// parts of Glint's per-view geometry replaced by the dataset's ground truth (gt/normal,
+// gt/albedo, gt/mask, gt/depth) and prints the relit PSNR of each variant. The gt/ files are
+// for diagnosis only; nothing here feeds back into training or `glint relight`.
+//   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "glint/backend/backend.h"
+#include "glint/io/atomic_file.h"
+#include "glint/io/dataset.h"
+#include "glint/io/image_io.h"
+#include "glint/io/model_file.h"
+#include "glint/io/pfm.h"
+#include "glint/light/color.h"
+#include "glint/light/geometry.h"
+#include "glint/light/normal_filter.h"
+#include "glint/light/relight_score.h"
+#include "glint/light/relighter.h"
+
+using namespace glint;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Gt {
+  ImageF normal, albedo, alpha, position;
+  Image8 mask;
+};
+
+Gt load_gt(const std::string& root, std::size_t i, const Camera& cam) {
+  const std::string s = std::to_string(i);
+  Gt g;
+  g.normal = read_pfm(root + "/gt/normal_" + s + ".pfm");
+  ImageF depth = read_pfm(root + "/gt/depth_" + s + ".pfm");
+  g.position = world_positions_from_depth(cam, depth);
+  Image8 alb = read_image(root + "/gt/albedo_" + s + ".png");
+  Image8 mask = read_image(root + "/gt/mask_" + s + ".png");
+  g.mask = mask;
+  const std::size_t np = std::size_t(cam.width) * std::size_t(cam.height);
+  g.albedo = ImageF(cam.width, cam.height, 3);
+  g.alpha = ImageF(cam.width, cam.height, 1);
+  for (std::size_t p = 0; p < np; ++p) {
+    for (int c = 0; c < 3; ++c)
+      g.albedo.data[3 * p + c] = srgb_to_linear(alb.data[p * std::size_t(alb.channels) + std::size_t(c)] / 255.f);
+    g.alpha.data[p] = mask.data[p * std::size_t(mask.channels)] / 255.f;
+  }
+  return g;
+}
+
+struct Variant {
+  const char* name;
+  bool normal, albedo, alpha, position;
+  float smooth_sigma = -1;  // >= 0: relight with this normal-filter sigma instead of the default
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]\n", argv[0]);
+    return 2;
+  }
+  const std::string root = argv[2];
+  std::string out = "relight_ablation";
+  RelightOptions opt;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--out") out = v;
+    if (k == "--shadows")
+      opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
+  }
+  GaussianModel model = load_model(argv[1]);
+  Dataset data = load_dataset(root + "/capture");
+  std::vector<LightSetup> setups = read_lights_json(root + "/relit/lights.json");
+  auto backend = make_cpu_backend();
+  Relighter relighter(model, *backend, opt);
+  std::vector<ViewGeometry> mine;
+  std::vector<Gt> gts;
+  for (std::size_t v = 0; v < data.test.size(); ++v) {
+    mine.push_back(relighter.prepare(data.test[v].camera));
+    gts.push_back(load_gt(root, v, data.test[v].camera));
+  }
+  const Variant variants[] = {
+      {"glint", false, false, false, false},        {"gt normal", true, false, false, false},
+      {"gt albedo", false, true, false, false},     {"gt alpha", false, false, true, false},
+      {"gt position", false, false, false, true},   {"gt normal+albedo", true, true, false, false},
+      {"gt all but shadows", true, true, true, true},
+      {"no normal filter", false, false, false, false, 0.f},
+      {"normal filter 3 px", false, false, false, false, 3.f},
+  };
+  std::printf("%-20s", "variant");
+  for (const auto& s : setups) std::printf(" %8s", s.name.c_str());
+  std::printf(" %8s %8s\n", "mean", "normal");
+  for (const Variant& var : variants) {
+    const std::string dir = out + "/" + std::string(var.name);
+    double sum = 0;
+    std::printf("%-20s", var.name);
+    std::vector<ViewGeometry> geo;
+    double nsum = 0;
+    long npx = 0;
+    RelightOptions vopt = opt;
+    if (var.smooth_sigma >= 0) vopt.normal_filter.sigma_spatial_px = var.smooth_sigma;
+    Relighter vr(model, *backend, vopt);
+    Relighter& rl = var.smooth_sigma >= 0 ? vr : relighter;
+    for (std::size_t v = 0; v < mine.size(); ++v) {
+      ViewGeometry g = var.smooth_sigma >= 0 ? rl.prepare(data.test[v].camera) : mine[v];
+      const Gt& t = gts[v];
+      if (var.normal) g.normal = t.normal;
+      if (var.albedo) g.albedo = t.albedo;
+      if (var.alpha) g.alpha = t.alpha;
+      if (var.position) g.position = t.position;
+      const NormalError ne = normal_angle_error(g.normal, t.normal, t.mask);
+      nsum += ne.mean_deg * double(ne.pixels);
+      npx += ne.pixels;
+      geo.push_back(std::move(g));
+    }
+    for (const LightSetup& s : setups) {
+      rl.set_setup(s);
+      fs::create_directories(dir + "/" + s.name);
+      for (std::size_t v = 0; v < geo.size(); ++v) {
+        const ViewGeometry& g = geo[v];
+        write_file_atomic(dir + "/" + s.name + "/r_" + std::to_string(v) + ".png",
+                          encode_png(Relighter::encode(rl.relight(g), g.alpha)));
+      }
+      const double p = score_relight(root, dir, {s.name}).mean_psnr;
+      sum += p;
+      std::printf(" %8.2f", p);
+    }
+    std::printf(" %8.2f %8.2f\n", sum / double(setups.size()), nsum / double(std::max(1L, npx)));
+    std::fflush(stdout);
+  }
+  return 0;
+}
