@@ -5,6 +5,7 @@
 
 #include "glint/core/error.h"
 #include "glint/light/geometry.h"
+#include "glint/light/pixel_window.h"
 
 namespace glint {
 namespace {
@@ -32,12 +33,7 @@ ImageF joint_bilateral_depth(const ImageF& depth, const ImageF& guide, const Ima
   check_same(depth, &guide, "guide");
   if (!(p.sigma_spatial_px > 0) || !(p.sigma_range > 0)) throw Error("bilateral filter sigmas must be > 0");
   const int W = depth.width, H = depth.height, C = guide.channels;
-  const int r = p.radius_px > 0 ? p.radius_px : static_cast<int>(std::ceil(2 * p.sigma_spatial_px));
-  std::vector<float> spatial((2 * r + 1) * (2 * r + 1));
-  for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx)
-      spatial[(dy + r) * (2 * r + 1) + dx + r] =
-          std::exp(-(dx * dx + dy * dy) / (2.f * p.sigma_spatial_px * p.sigma_spatial_px));
+  const GaussianWindow window(p.sigma_spatial_px, p.radius_px);
   const float inv2r2 = 1.f / (2.f * p.sigma_range * p.sigma_range);
   ImageF out = depth;
 #pragma omp parallel for schedule(dynamic, 4)
@@ -47,22 +43,15 @@ ImageF joint_bilateral_depth(const ImageF& depth, const ImageF& guide, const Ima
       if (!valid[i]) continue;
       const float* gc = guide.data.data() + i * C;
       double sw = 0, sd = 0;  // double: sums over up to ~100 taps stay order-independent enough
-      for (int dy = -r; dy <= r; ++dy) {
-        const int yy = y + dy;
-        if (yy < 0 || yy >= H) continue;
-        for (int dx = -r; dx <= r; ++dx) {
-          const int xx = x + dx;
-          if (xx < 0 || xx >= W) continue;
-          const std::size_t j = static_cast<std::size_t>(yy) * W + xx;
-          if (!valid[j]) continue;
-          const float* gq = guide.data.data() + j * C;
-          float d2 = 0;
-          for (int c = 0; c < C; ++c) d2 += (gc[c] - gq[c]) * (gc[c] - gq[c]);
-          const double wgt = spatial[(dy + r) * (2 * r + 1) + dx + r] * std::exp(-d2 * inv2r2);
-          sw += wgt;
-          sd += wgt * depth.data[j];
-        }
-      }
+      window.visit(W, H, x, y, [&](std::size_t j, float spatial) {
+        if (!valid[j]) return;
+        const float* gq = guide.data.data() + j * C;
+        float d2 = 0;
+        for (int c = 0; c < C; ++c) d2 += (gc[c] - gq[c]) * (gc[c] - gq[c]);
+        const double wgt = spatial * std::exp(-d2 * inv2r2);
+        sw += wgt;
+        sd += wgt * depth.data[j];
+      });
       out.data[i] = static_cast<float>(sd / sw);  // sw >= 1: the centre tap is valid
     }
   return out;

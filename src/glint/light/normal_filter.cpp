@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "glint/core/error.h"
+#include "glint/light/pixel_window.h"
 
 namespace glint {
 
@@ -13,12 +14,7 @@ ImageF smooth_normals(const ImageF& normal, const ImageF& depth, const NormalFil
   if (!(p.sigma_spatial_px > 0)) return normal;
   if (!(p.sigma_depth_rel > 0) || !(p.sigma_angle_deg > 0)) throw Error("smooth_normals: sigmas must be > 0");
   const int W = normal.width, H = normal.height;
-  const int r = p.radius_px > 0 ? p.radius_px : static_cast<int>(std::ceil(2 * p.sigma_spatial_px));
-  std::vector<float> spatial(static_cast<std::size_t>((2 * r + 1) * (2 * r + 1)));
-  for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx)
-      spatial[static_cast<std::size_t>((dy + r) * (2 * r + 1) + dx + r)] =
-          std::exp(-static_cast<float>(dx * dx + dy * dy) / (2.f * p.sigma_spatial_px * p.sigma_spatial_px));
+  const GaussianWindow window(p.sigma_spatial_px, p.radius_px);
   const float inv_d = 1.f / (2.f * p.sigma_depth_rel * p.sigma_depth_rel);
   // 1 - cos(angle) ~ angle^2 / 2, so a Gaussian in the angle is exp(-(1 - cos) / s^2)
   const float sa = static_cast<float>(p.sigma_angle_deg * M_PI / 180.0);
@@ -32,24 +28,16 @@ ImageF smooth_normals(const ImageF& normal, const ImageF& depth, const NormalFil
       const float* ni = normal.data.data() + 3 * i;
       if (!(zi > 0) || (ni[0] == 0 && ni[1] == 0 && ni[2] == 0)) continue;
       double s[3] = {0, 0, 0};
-      for (int dy = -r; dy <= r; ++dy) {
-        const int yy = y + dy;
-        if (yy < 0 || yy >= H) continue;
-        for (int dx = -r; dx <= r; ++dx) {
-          const int xx = x + dx;
-          if (xx < 0 || xx >= W) continue;
-          const std::size_t j = static_cast<std::size_t>(yy) * W + xx;
-          const float zj = depth.data[j];
-          if (!(zj > 0)) continue;
-          const float* nj = normal.data.data() + 3 * j;
-          const float c = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2];
-          if (c <= 0.f) continue;
-          const float dz = (zj - zi) / zi;
-          const double w = spatial[static_cast<std::size_t>((dy + r) * (2 * r + 1) + dx + r)] *
-                           std::exp(-dz * dz * inv_d - (1.f - c) * inv_a);
-          for (int k = 0; k < 3; ++k) s[k] += w * nj[k];
-        }
-      }
+      window.visit(W, H, x, y, [&](std::size_t j, float spatial) {
+        const float zj = depth.data[j];
+        if (!(zj > 0)) return;
+        const float* nj = normal.data.data() + 3 * j;
+        const float c = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2];
+        if (c <= 0.f) return;
+        const float dz = (zj - zi) / zi;
+        const double w = spatial * std::exp(-dz * dz * inv_d - (1.f - c) * inv_a);
+        for (int k = 0; k < 3; ++k) s[k] += w * nj[k];
+      });
       const double len = std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
       if (!(len > 0)) continue;
       for (int k = 0; k < 3; ++k) out.data[3 * i + k] = static_cast<float>(s[k] / len);

@@ -1,0 +1,43 @@
+#pragma once
+// The square pixel window that the edge-aware filters (depth_filter, normal_filter) slide
+// over an image: Gaussian spatial weights and a visit of the in-image neighbours.
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace glint {
+
+class GaussianWindow {
+ public:
+  // Half size `radius`, or ceil(2 sigma) when radius <= 0.
+  GaussianWindow(float sigma, int radius) : r_(radius > 0 ? radius : static_cast<int>(std::ceil(2 * sigma))) {
+    const int n = 2 * r_ + 1;
+    w_.resize(static_cast<std::size_t>(n * n));
+    for (int dy = -r_; dy <= r_; ++dy)
+      for (int dx = -r_; dx <= r_; ++dx)
+        w_[index(dx, dy)] = std::exp(-static_cast<float>(dx * dx + dy * dy) / (2.f * sigma * sigma));
+  }
+  int radius() const { return r_; }
+
+  // f(j, spatial_weight) for every pixel j = yy * W + xx of the window around (x, y) inside
+  // the W x H image, in row-major order.
+  template <class F>
+  void visit(int W, int H, int x, int y, F&& f) const {
+    for (int dy = -r_; dy <= r_; ++dy) {
+      const int yy = y + dy;
+      if (yy < 0 || yy >= H) continue;
+      for (int dx = -r_; dx <= r_; ++dx) {
+        const int xx = x + dx;
+        if (xx < 0 || xx >= W) continue;
+        f(static_cast<std::size_t>(yy) * static_cast<std::size_t>(W) + static_cast<std::size_t>(xx), w_[index(dx, dy)]);
+      }
+    }
+  }
+
+ private:
+  std::size_t index(int dx, int dy) const { return static_cast<std::size_t>((dy + r_) * (2 * r_ + 1) + dx + r_); }
+  int r_;
+  std::vector<float> w_;
+};
+
+}  // namespace glint
