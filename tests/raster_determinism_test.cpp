@@ -38,6 +38,7 @@ void expect_identical(const Result& a, const Result& b, const char* what) {
   EXPECT_TRUE(same_bits(a.out.median_depth.data, b.out.median_depth.data));
   EXPECT_TRUE(same_bits(a.out.normal.data, b.out.normal.data));
   EXPECT_TRUE(same_bits(a.out.count.data, b.out.count.data));
+  EXPECT_TRUE(same_bits(a.out.distortion.data, b.out.distortion.data));
   EXPECT_EQ(a.out.radii, b.out.radii);
   EXPECT_TRUE(same_bits(a.grad.means, b.grad.means));
   EXPECT_TRUE(same_bits(a.grad.log_scales, b.grad.log_scales));
@@ -55,7 +56,7 @@ void check_path(CpuSimd simd) {
   Camera cam = look_at(181, 122, 160, {0, -3, 0.5}, {0, 0, 0});
   RenderSettings s;
   s.background[1] = 1.f;
-  s.want_depth = s.want_median_depth = s.want_normal = s.want_count = true;
+  s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
   Upstream up = random_upstream(cam.width, cam.height, s, 5);
   Result r1 = run(m, cam, s, up, 1);
   Result r2 = run(m, cam, s, up, 2);
@@ -81,7 +82,7 @@ TEST(RasterDeterminism, PortableAndAvx2Agree) {
   GaussianModel m = random_scene(3000, 7);
   Camera cam = look_at(97, 75, 90, {0, -3, 0.5}, {0, 0, 0});
   RenderSettings s;
-  s.want_depth = s.want_normal = true;
+  s.want_depth = s.want_normal = s.want_distortion = true;
   Upstream up = random_upstream(cam.width, cam.height, s, 3);
   set_cpu_simd(CpuSimd::kPortable);
   Result a = run(m, cam, s, up, 2);
@@ -89,8 +90,36 @@ TEST(RasterDeterminism, PortableAndAvx2Agree) {
   Result b = run(m, cam, s, up, 2);
   set_cpu_simd(CpuSimd::kAuto);
   EXPECT_TRUE(images_close("rgb", a.out.rgb.data, b.out.rgb.data, 2e-5));
+  EXPECT_TRUE(images_close("distortion", a.out.distortion.data, b.out.distortion.data, 2e-5));
   EXPECT_TRUE(grads_close("means", a.grad.means, b.grad.means, 1e-4));
   EXPECT_TRUE(grads_close("sh_rest", a.grad.sh_rest, b.grad.sh_rest, 1e-4));
+}
+
+// Asking for the distortion changes no other output, and without an upstream gradient for
+// it no gradient either (the depth sum it shares with the expected depth is accumulated by
+// the same operations).
+TEST(RasterDeterminism, DistortionChangesNothingElse) {
+  GaussianModel m = random_scene(3000, 11);
+  Camera cam = look_at(97, 75, 90, {0, -3, 0.5}, {0, 0, 0});
+  RenderSettings s;
+  s.want_depth = s.want_normal = true;
+  Upstream up = random_upstream(cam.width, cam.height, s, 4);
+  Result a = run(m, cam, s, up, 2);
+  s.want_distortion = true;
+  Result b = run(m, cam, s, up, 2);
+  EXPECT_TRUE(a.out.distortion.data.empty());
+  EXPECT_EQ(b.out.distortion.data.size(), std::size_t(cam.width) * std::size_t(cam.height));
+  b.out.distortion = ImageF();
+  // == rather than bits: a zero distortion gradient may flip the sign of a zero
+  auto same = [](const std::vector<float>& x, const std::vector<float>& y) { return x == y; };
+  EXPECT_TRUE(same(a.out.rgb.data, b.out.rgb.data));
+  EXPECT_TRUE(same(a.out.depth.data, b.out.depth.data));
+  EXPECT_TRUE(same(a.out.normal.data, b.out.normal.data));
+  EXPECT_TRUE(same(a.grad.means, b.grad.means));
+  EXPECT_TRUE(same(a.grad.log_scales, b.grad.log_scales));
+  EXPECT_TRUE(same(a.grad.quats, b.grad.quats));
+  EXPECT_TRUE(same(a.grad.opacity_logits, b.grad.opacity_logits));
+  EXPECT_TRUE(same(a.grad.sh_rest, b.grad.sh_rest));
 }
 
 TEST(RasterDeterminism, SimdSelection) {

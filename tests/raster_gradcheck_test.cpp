@@ -58,6 +58,7 @@ struct Loss {
   bool rgb, alpha, depth, median, normal, aa;
   int sh_degree = 3;
   bool edge = false;
+  bool distortion = false;
 };
 
 void check(const Loss& L, unsigned seed) {
@@ -71,6 +72,7 @@ void check(const Loss& L, unsigned seed) {
   s.want_depth = L.depth;
   s.want_median_depth = L.median;
   s.want_normal = L.normal;
+  s.want_distortion = L.distortion;
   s.antialiased = L.aa;
   Upstream up = random_upstream(cam.width, cam.height, s, seed + 11, L.rgb);
   ref::GradInD gi = up.ref();
@@ -150,5 +152,16 @@ TEST(RasterGradcheck, AllOutputsAntialiased) { check({"all+aa", true, true, true
 TEST(RasterGradcheck, RgbShDegree1) { check({"rgb deg1", true, false, false, false, false, false, 1}, 7); }
 TEST(RasterGradcheck, GuardBandClampedJacobian) {
   check({"guard band", true, true, true, false, true, false, 3, true}, 9);
+}
+// The distortion alone (its kernel accumulates the depth sum without the depth output), and
+// with every other output (the depth sum shared with the expected depth).
+TEST(RasterGradcheck, Distortion) {
+  check({"distortion", false, false, false, false, false, false, 3, false, true}, 10);
+}
+TEST(RasterGradcheck, DistortionWithAllOutputsAntialiased) {
+  check({"distortion+all+aa", true, true, true, true, true, true, 3, false, true}, 11);
+}
+TEST(RasterGradcheck, DistortionGuardBand) {
+  check({"distortion guard band", false, true, false, false, false, false, 3, true, true}, 12);
 }
 TEST(RasterGradcheck, RgbAntialiasedOtherSeed) { check({"rgb aa", true, true, false, false, false, true}, 8); }

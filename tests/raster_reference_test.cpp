@@ -3,6 +3,8 @@
 // image sizes that are not multiples of 16, and an empty model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "glint/backend/backend.h"
 #include "glint/core/error.h"
 #include "raster_test_util.h"
@@ -20,6 +22,7 @@ struct Case {
   bool antialiased;
   int sh_degree;
   CpuSimd simd;
+  bool only_distortion = false;  // rgb + distortion: the kernel without the depth output
 };
 
 RenderSettings all_outputs(bool aa) {
@@ -27,7 +30,7 @@ RenderSettings all_outputs(bool aa) {
   s.background[0] = 0.2f;
   s.background[1] = 0.5f;
   s.background[2] = 0.9f;
-  s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = s.want_count = true;
+  s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
   s.antialiased = aa;
   return s;
 }
@@ -39,6 +42,10 @@ void compare_case(const Case& c) {
   m.sh_degree = c.sh_degree;
   Camera cam = look_at(c.width, c.height, 0.9 * c.width, {0, -3, 0.5}, {0, 0, 0}, c.width * 0.47, c.height * 0.55);
   RenderSettings s = all_outputs(c.antialiased);
+  if (c.only_distortion) {
+    s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = s.want_count = false;
+    s.want_distortion = true;
+  }
   auto be = make_cpu_backend(2);
   RenderOutput out = be->forward(m, cam, s);
   ref::ModelD md = ref::ModelD::from(m);
@@ -47,11 +54,19 @@ void compare_case(const Case& c) {
   // of a cut rule (alpha 1/255, transmittance 1e-4 or 0.5); allow 0.05% of them.
   const std::size_t P = std::size_t(c.width) * c.height, slack = P / 2000 + 1;
   EXPECT_TRUE(images_close("rgb", out.rgb.data, ri.rgb, 1e-4, 3 * slack));
-  EXPECT_TRUE(images_close("alpha", out.alpha.data, ri.alpha, 1e-4, slack));
-  EXPECT_TRUE(images_close("depth", out.depth.data, ri.depth, 1e-4 * 4, slack));
-  EXPECT_TRUE(images_close("median", out.median_depth.data, ri.median, 1e-4 * 4, slack));
-  EXPECT_TRUE(images_close("normal", out.normal.data, ri.normal, 1e-4, 3 * slack));
-  EXPECT_TRUE(images_close("count", out.count.data, ri.count, 0.5, slack));
+  if (!c.only_distortion) {
+    EXPECT_TRUE(images_close("alpha", out.alpha.data, ri.alpha, 1e-4, slack));
+    EXPECT_TRUE(images_close("depth", out.depth.data, ri.depth, 1e-4 * 4, slack));
+    EXPECT_TRUE(images_close("median", out.median_depth.data, ri.median, 1e-4 * 4, slack));
+    EXPECT_TRUE(images_close("normal", out.normal.data, ri.normal, 1e-4, 3 * slack));
+    EXPECT_TRUE(images_close("count", out.count.data, ri.count, 0.5, slack));
+  }
+  // the distortion is a sum of products of weights and depth gaps (~4 here): same tolerance
+  // as depth
+  EXPECT_TRUE(images_close("distortion", out.distortion.data, ri.distortion, 1e-4 * 4, slack));
+  double dmax = 0;
+  for (double v : ri.distortion) dmax = std::max(dmax, v);
+  EXPECT_GT(dmax, 0.05);  // the scene has pixels where splats at different depths overlap
 
   Upstream up = random_upstream(c.width, c.height, s, 77);
   ModelGrad g;
@@ -76,6 +91,12 @@ TEST(RasterReference, RandomSceneAntialiased) { compare_case({"1500 splats AA", 
 TEST(RasterReference, RandomScenePortablePath) {
   compare_case({"1500 splats portable", 1500, 50, 37, false, 1, CpuSimd::kPortable});
 }
+TEST(RasterReference, DistortionWithoutDepth) {
+  compare_case({"1500 splats distortion only", 1500, 61, 45, false, 3, CpuSimd::kAuto, true});
+}
+TEST(RasterReference, DistortionWithoutDepthPortable) {
+  compare_case({"1500 splats distortion only portable", 1500, 50, 37, true, 3, CpuSimd::kPortable, true});
+}
 TEST(RasterReference, LargerImageSmallSh) { compare_case({"3000 splats 130x97", 3000, 130, 97, false, 0, CpuSimd::kAuto}); }
 
 TEST(RasterReference, EmptyModel) {
@@ -90,6 +111,7 @@ TEST(RasterReference, EmptyModel) {
       for (int c = 0; c < 3; ++c) EXPECT_EQ(out.rgb.at(x, y, c), s.background[c]);
   for (float v : out.alpha.data) EXPECT_EQ(v, 0.f);
   for (float v : out.depth.data) EXPECT_EQ(v, 0.f);
+  for (float v : out.distortion.data) EXPECT_EQ(v, 0.f);
   Upstream up = random_upstream(33, 17, s, 1);
   ModelGrad g;
   be->backward(m, cam, s, out, up.in(), g);
@@ -110,4 +132,8 @@ TEST(RasterReference, RejectsGradientForMissingOutput) {
   EXPECT_THROW(be->backward(m, cam, s, out, gi, g), Error);
   EXPECT_TRUE(out.depth.data.empty());
   EXPECT_TRUE(out.normal.data.empty());
+  EXPECT_TRUE(out.distortion.data.empty());
+  gi.d_depth = nullptr;
+  gi.d_distortion = d.data();
+  EXPECT_THROW(be->backward(m, cam, s, out, gi, g), Error);
 }

@@ -58,7 +58,7 @@ template <class A, class B>
 
 // Random upstream gradients for the outputs the settings ask for.
 struct Upstream {
-  std::vector<float> rgb, alpha, depth, median, normal;
+  std::vector<float> rgb, alpha, depth, median, normal, distortion;
   RenderGradIn in() const {
     RenderGradIn g;
     g.d_rgb = rgb.empty() ? nullptr : rgb.data();
@@ -66,11 +66,12 @@ struct Upstream {
     g.d_depth = depth.empty() ? nullptr : depth.data();
     g.d_median_depth = median.empty() ? nullptr : median.data();
     g.d_normal = normal.empty() ? nullptr : normal.data();
+    g.d_distortion = distortion.empty() ? nullptr : distortion.data();
     return g;
   }
   ref::GradInD ref() const {
     auto cp = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
-    return {cp(rgb), cp(alpha), cp(depth), cp(median), cp(normal)};
+    return {cp(rgb), cp(alpha), cp(depth), cp(median), cp(normal), cp(distortion)};
   }
 };
 
@@ -88,6 +89,7 @@ inline Upstream random_upstream(int W, int H, const RenderSettings& s, unsigned 
   if (s.want_depth) fill(u.depth, P);
   if (s.want_median_depth) fill(u.median, P);
   if (s.want_normal) fill(u.normal, 3 * P);
+  if (s.want_distortion) fill(u.distortion, P);
   return u;
 }
 

@@ -36,5 +36,7 @@ __global__ void render_math_kernel(ViewT<float> view, const float* means, const 
   ProjectedGrad<float> pg{};
   SplatGeomGrad<float> sg{};
   project_splat_vjp(view, mean, ls, q, opacity[i], false, pg, sg);
-  grads[i] = d_dc[0] + d_rest[0] + d_mean.x + d_A + d_B + d_C;
+  const float dist = distortion_half_step(a, p.depth, 0.3f, 0.9f);
+  const float d_w = distortion_dw(p.depth, 0.3f, 0.9f, 0.2f, 0.8f), d_z = distortion_dz(a, 0.3f, 0.2f);
+  grads[i] = d_dc[0] + d_rest[0] + d_mean.x + d_A + d_B + d_C + dist + d_w + d_z;
 }

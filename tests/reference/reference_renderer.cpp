@@ -164,6 +164,14 @@ double pixel_steps(const std::vector<Splat>& sp, double px, double py, std::vect
   return T;
 }
 
+// The depth distortion by its definition: every ordered pair of blended steps.
+double distortion(const std::vector<Splat>& sp, const std::vector<Step>& steps) {
+  double L = 0;
+  for (const Step& a : steps)
+    for (const Step& b : steps) L += a.alpha * a.T * b.alpha * b.T * std::fabs(sp[a.s].z - sp[b.s].z);
+  return L;
+}
+
 }  // namespace
 
 Images render(const ModelD& m, const Camera& cam, const RenderSettings& s) {
@@ -178,6 +186,7 @@ Images render(const ModelD& m, const Camera& cam, const RenderSettings& s) {
   img.median.assign(P, 0);
   img.normal.assign(3 * P, 0);
   img.count.assign(P, 0);
+  img.distortion.assign(P, 0);
   auto sp = project_all(m, cam, s);
   std::vector<Step> steps;
   for (int y = 0; y < H; ++y)
@@ -203,6 +212,7 @@ Images render(const ModelD& m, const Camera& cam, const RenderSettings& s) {
       img.depth[p] = A > 0 ? S / A : 0;
       img.median[p] = med >= 0 ? sp[steps[std::size_t(med)].s].z : 0;
       img.count[p] = double(steps.size());
+      if (s.want_distortion) img.distortion[p] = distortion(sp, steps);  // O(steps^2): only when asked
     }
   return img;
 }
@@ -216,6 +226,7 @@ double linear_loss(const Images& img, const GradInD& g) {
   for (std::size_t i = 0; i < g.d_depth.size(); ++i) L += g.d_depth[i] * img.depth[i];
   for (std::size_t i = 0; i < g.d_median.size(); ++i) L += g.d_median[i] * img.median[i];
   for (std::size_t i = 0; i < g.d_normal.size(); ++i) L += g.d_normal[i] * img.normal[i];
+  for (std::size_t i = 0; i < g.d_distortion.size(); ++i) L += g.d_distortion[i] * img.distortion[i];
   return L;
 }
 
@@ -248,14 +259,25 @@ GradD backward(const ModelD& m, const Camera& cam, const RenderSettings& s, cons
         gA -= at(g.d_depth, p) * (S / A) / A;
       }
       const double gM = at(g.d_median, p);
+      // distortion, pair by pair: dL/dw_i = 2 sum_j w_j |z_i - z_j|,
+      // dL/dz_i = 2 w_i sum_j w_j sign(z_i - z_j)
+      const double gL = at(g.d_distortion, p);
+      std::vector<double> dLdw(steps.size(), 0.0), dLdz(steps.size(), 0.0);
+      for (std::size_t i = 0; gL != 0 && i < steps.size(); ++i)
+        for (std::size_t j = 0; j < steps.size(); ++j) {
+          const double wj = steps[j].alpha * steps[j].T, dz = sp[steps[i].s].z - sp[steps[j].s].z;
+          dLdw[i] += 2 * wj * std::fabs(dz);
+          dLdz[i] += 2 * steps[i].alpha * steps[i].T * wj * (dz > 0 ? 1.0 : dz < 0 ? -1.0 : 0.0);
+        }
       // back to front: `after` = what later steps added to each channel
-      double afterC[3] = {0, 0, 0}, afterN[3] = {0, 0, 0}, afterS = 0;
+      double afterC[3] = {0, 0, 0}, afterN[3] = {0, 0, 0}, afterS = 0, afterL = 0;
       for (long k = long(steps.size()) - 1; k >= 0; --k) {
         const Step& st = steps[std::size_t(k)];
         const Splat& sj = sp[st.s];
         auto& r = acc[st.s];
         const double a = st.alpha, T = st.T, w = a * T, inv = 1 / (1 - a);
-        double dA = gA * Tf * inv + gS * (sj.z * T - afterS * inv);
+        double dA = gA * Tf * inv + gS * (sj.z * T - afterS * inv) + gL * (dLdw[std::size_t(k)] * T - afterL * inv);
+        afterL += w * dLdw[std::size_t(k)];
         for (int c = 0; c < 3; ++c)
           dA += gc[c] * (sj.col[c] * T - afterC[c] * inv) + gn[c] * (sj.n[c] * T - afterN[c] * inv);
         for (int c = 0; c < 3; ++c) {
@@ -265,7 +287,7 @@ GradD backward(const ModelD& m, const Camera& cam, const RenderSettings& s, cons
           r[10 + c] += gn[c] * w;
         }
         afterS += w * sj.z;
-        r[9] += gS * w + (k == med ? gM : 0.0);
+        r[9] += gS * w + (k == med ? gM : 0.0) + gL * dLdz[std::size_t(k)];
         if (st.clamped) dA = 0;
         const double dx = px - sj.mx, dy = py - sj.my;
         r[5] += st.G * dA;

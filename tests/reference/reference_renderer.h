@@ -23,11 +23,11 @@ struct ModelD {
 
 struct Images {
   int width = 0, height = 0;
-  std::vector<double> rgb, alpha, depth, median, normal, count;  // [H*W*C]
+  std::vector<double> rgb, alpha, depth, median, normal, count, distortion;  // [H*W*C]
 };
 
 struct GradInD {  // empty = zero
-  std::vector<double> d_rgb, d_alpha, d_depth, d_median, d_normal;
+  std::vector<double> d_rgb, d_alpha, d_depth, d_median, d_normal, d_distortion;
 };
 
 struct GradD {

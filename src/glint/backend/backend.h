@@ -21,6 +21,7 @@ struct RenderSettings {
   bool want_median_depth = false;         // depth where transmittance first falls below 0.5
   bool want_normal = false;               // blended world-space normals (not normalised)
   bool want_count = false;                // number of splats blended into each pixel
+  bool want_distortion = false;           // depth distortion sum_ij w_i w_j |z_i - z_j|
   bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
   float near_plane = 0.01f;               // splats with view z below this are culled
 };
@@ -36,6 +37,7 @@ struct RenderOutput {
   ImageF median_depth;  // [H,W,1] 0 where transmittance never falls below 0.5
   ImageF normal;        // [H,W,3] sum of w_i n_i, world space, each n_i facing the camera
   ImageF count;         // [H,W,1] splats blended per pixel
+  ImageF distortion;    // [H,W,1] sum over pairs of blended splats of w_i w_j |z_i - z_j|
   // Per splat: 0 when culled for this camera, else the half extent of its screen-space
   // footprint in pixels (rounded up). The trainer uses radii > 0 as "visible".
   std::vector<int> radii;
@@ -52,6 +54,7 @@ struct RenderGradIn {
   const float* d_depth = nullptr;
   const float* d_median_depth = nullptr;
   const float* d_normal = nullptr;
+  const float* d_distortion = nullptr;
 };
 
 // Gradients of the loss, same layout as GaussianModel. Backward resizes and overwrites.

@@ -80,7 +80,7 @@ struct ForwardState {
   std::vector<std::uint32_t> inst_slot;           // [instances] tile-major -> splat-major position
   std::vector<std::uint32_t> tile_offsets;        // [tiles+1]
   std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
-  std::vector<float> T_final, C_final, S_final, N_final;
+  std::vector<float> T_final, C_final, S_final, N_final, L_final;
   std::vector<std::int32_t> median_inst;
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
@@ -356,7 +356,8 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   st->settings = settings;
   st->sh_degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
   st->flags = (settings.want_depth ? kFlagDepth : 0u) | (settings.want_median_depth ? kFlagMedian : 0u) |
-              (settings.want_normal ? kFlagNormal : 0u) | (settings.want_count ? kFlagCount : 0u);
+              (settings.want_normal ? kFlagNormal : 0u) | (settings.want_count ? kFlagCount : 0u) |
+              (settings.want_distortion ? kFlagDistortion : 0u);
   st->n = model.size();
   st->model_means = model.means.data();
   st->width = W;
@@ -455,10 +456,13 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (settings.want_median_depth) out.median_depth = ImageF(W, H, 1);
   if (settings.want_normal) out.normal = ImageF(W, H, 3);
   if (settings.want_count) out.count = ImageF(W, H, 1);
+  if (settings.want_distortion) out.distortion = ImageF(W, H, 1);
   float* T_final = grow(st->T_final, P);
   float* C_final = grow(st->C_final, 3 * P);
-  float* S_final = settings.want_depth ? grow(st->S_final, P) : nullptr;
+  const bool depth_sum = settings.want_depth || settings.want_distortion;
+  float* S_final = depth_sum ? grow(st->S_final, P) : nullptr;
   float* N_final = settings.want_normal ? grow(st->N_final, 3 * P) : nullptr;
+  float* L_final = settings.want_distortion ? grow(st->L_final, P) : nullptr;
   std::int32_t* median_inst = settings.want_median_depth ? grow(st->median_inst, P) : nullptr;
 
   TileForwardArgs fa{};
@@ -475,10 +479,12 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.median = settings.want_median_depth ? out.median_depth.data.data() : nullptr;
   fa.normal = settings.want_normal ? out.normal.data.data() : nullptr;
   fa.count = settings.want_count ? out.count.data.data() : nullptr;
+  fa.distortion = settings.want_distortion ? out.distortion.data.data() : nullptr;
   fa.T_final = T_final;
   fa.C_final = C_final;
   fa.S_final = S_final;
   fa.N_final = N_final;
+  fa.L_final = L_final;
   fa.median_inst = median_inst;
   const ForwardTileFn fwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::forward_tile : &portable::forward_tile;
   const unsigned flags = st->flags;
@@ -498,7 +504,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
       st->height != camera.height)
     throw Error("rasterizer backward: model or camera differ from the forward pass");
   if ((gin.d_depth && !st->settings.want_depth) || (gin.d_median_depth && !st->settings.want_median_depth) ||
-      (gin.d_normal && !st->settings.want_normal))
+      (gin.d_normal && !st->settings.want_normal) || (gin.d_distortion && !st->settings.want_distortion))
     throw Error("rasterizer backward: gradient given for an output that forward did not render");
   (void)settings;
   grad.resize(st->n);
@@ -516,17 +522,19 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
   ba.T_final = st->T_final.data();
   ba.C_final = st->C_final.data();
-  ba.S_final = st->settings.want_depth ? st->S_final.data() : nullptr;
+  ba.S_final = st->settings.want_depth || st->settings.want_distortion ? st->S_final.data() : nullptr;
   ba.N_final = st->settings.want_normal ? st->N_final.data() : nullptr;
+  ba.L_final = st->settings.want_distortion ? st->L_final.data() : nullptr;
   ba.median_inst = st->settings.want_median_depth ? st->median_inst.data() : nullptr;
   ba.d_rgb = gin.d_rgb;
   ba.d_alpha = gin.d_alpha;
   ba.d_depth = gin.d_depth;
   ba.d_median = gin.d_median_depth;
   ba.d_normal = gin.d_normal;
+  ba.d_distortion = gin.d_distortion;
   ba.inst_slot = st->inst_slot.data();
   ba.records = records;
-  const unsigned flags = st->flags & 7u;
+  const unsigned flags = st->flags & kBackwardFlags;
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;
   parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
 

@@ -18,12 +18,15 @@ struct alignas(64) SplatPacked {
 };
 static_assert(sizeof(SplatPacked) == 64);
 
+// The bits backward reads come first, so `flags & kBackwardFlags` indexes its table.
 enum TileFlags : unsigned {
-  kFlagDepth = 1u,   // expected depth (S = sum w z)
-  kFlagMedian = 2u,  // median depth
-  kFlagNormal = 4u,  // blended normals
-  kFlagCount = 8u,   // per-pixel count (forward only)
+  kFlagDepth = 1u,       // expected depth (S = sum w z)
+  kFlagMedian = 2u,      // median depth
+  kFlagNormal = 4u,      // blended normals
+  kFlagDistortion = 8u,  // depth distortion (also accumulates S)
+  kFlagCount = 16u,      // per-pixel count (forward only)
 };
+inline constexpr unsigned kForwardFlags = 31u, kBackwardFlags = 15u;
 
 inline constexpr int kRecordFloats = 16;  // per (tile, splat) gradient record
 enum RecordField : int {
@@ -44,11 +47,13 @@ struct TileForwardArgs {
   float* median;
   float* normal;
   float* count;
+  float* distortion;
   // state saved for backward, [H*W*C]
   float* T_final;
   float* C_final;
-  float* S_final;   // kFlagDepth
+  float* S_final;   // kFlagDepth or kFlagDistortion
   float* N_final;   // kFlagNormal
+  float* L_final;   // kFlagDistortion: the distortion
   std::int32_t* median_inst;  // kFlagMedian: instance index of the median step, -1 if none
 };
 
@@ -62,6 +67,7 @@ struct TileBackwardArgs {
   const float* C_final;
   const float* S_final;
   const float* N_final;
+  const float* L_final;
   const std::int32_t* median_inst;
   // upstream gradients (null = zero)
   const float* d_rgb;
@@ -69,6 +75,7 @@ struct TileBackwardArgs {
   const float* d_depth;
   const float* d_median;
   const float* d_normal;
+  const float* d_distortion;
   const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)
   float* records;  // [instances * kRecordFloats], every record of the tile is written
 };
