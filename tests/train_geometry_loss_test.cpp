@@ -82,3 +82,13 @@ TEST(GeometryLoss, FlattenPenalisesTheSmallestScale) {
   double fd = (flatten_loss(a, 2.f, tmp.data()) - flatten_loss(b, 2.f, tmp.data())) / (2 * h);
   EXPECT_NEAR(g[5], fd, 1e-3);
 }
+
+TEST(GeometryLoss, DistortionIsTheWeightedMeanWithAConstantGradient) {
+  ImageF d(4, 3, 1);
+  for (std::size_t i = 0; i < d.data.size(); ++i) d.data[i] = 0.1f * static_cast<float>(i);
+  DistortionLoss r = distortion_loss(d, 0.5f);
+  EXPECT_NEAR(r.loss, 0.5 * 0.1 * (11 * 12 / 2) / 12.0, 1e-6);
+  ASSERT_EQ(r.d_distortion.data.size(), 12u);
+  for (float g : r.d_distortion.data) EXPECT_FLOAT_EQ(g, 0.5f / 12.f);
+  EXPECT_EQ(distortion_loss(ImageF(), 1.f).loss, 0.0);
+}

@@ -61,6 +61,11 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   cmd.add_option("--flatten-weight", t.flatten_weight, "Weight of the flattening loss (mean smallest scale)")
       ->check(CLI::NonNegativeNumber)->group(geo);
   cmd.add_option("--flatten-from", t.flatten_from, "First step of the flattening loss")->group(geo);
+  cmd.add_option("--distortion-weight", t.distortion_weight,
+                 "Weight of the depth distortion (mean over pixels of sum_ij w_i w_j |z_i - z_j|, z in scene "
+                 "units)")
+      ->check(CLI::NonNegativeNumber)->group(geo);
+  cmd.add_option("--distortion-from", t.distortion_from, "First step of the depth distortion")->group(geo);
 
   auto* lr = "Learning rates";
   cmd.add_option("--lr-means", t.lr.means_init, "Position lr at the start (x scene radius)")->group(lr);

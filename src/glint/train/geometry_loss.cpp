@@ -86,6 +86,18 @@ NormalConsistency normal_consistency(const Camera& camera, const ImageF& normal,
   return r;
 }
 
+DistortionLoss distortion_loss(const ImageF& distortion, float weight) {
+  DistortionLoss r;
+  const std::size_t n = distortion.data.size();
+  if (n == 0) return r;
+  const double scale = weight / static_cast<double>(n);
+  double sum = 0;
+  for (float v : distortion.data) sum += v;
+  r.loss = scale * sum;
+  r.d_distortion = ImageF(distortion.width, distortion.height, 1, static_cast<float>(scale));
+  return r;
+}
+
 double flatten_loss(const GaussianModel& m, float weight, float* d_log_scales) {
   const std::size_t n = m.size();
   if (n == 0 || weight == 0) return 0;

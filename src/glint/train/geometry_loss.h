@@ -6,6 +6,8 @@
 //    to both the normal image and the depth image.
 //  * flattening: mean over splats of the smallest scale, pushing splats towards discs whose
 //    shortest axis is the surface normal.
+//  * depth distortion: mean over pixels of sum_ij w_i w_j |z_i - z_j| (the rasterizer's
+//    `distortion` output), pulling the splats a pixel sees towards one depth.
 #include "glint/core/camera.h"
 #include "glint/core/gaussians.h"
 #include "glint/core/image.h"
@@ -23,6 +25,14 @@ struct NormalConsistency {
 // when they and their 4 neighbours have alpha > alpha_threshold and depth > 0.
 NormalConsistency normal_consistency(const Camera& camera, const ImageF& normal, const ImageF& depth,
                                      const ImageF& alpha, float weight, float alpha_threshold = 0.5f);
+
+struct DistortionLoss {
+  double loss = 0;     // weighted mean
+  ImageF d_distortion; // [H,W,1] dL/d(distortion): weight / pixels everywhere
+};
+
+// weight * mean over pixels of the rendered distortion image.
+DistortionLoss distortion_loss(const ImageF& distortion, float weight);
 
 // weight * mean_i min_k exp(log_scale_ik); adds its gradient into d_log_scales [N,3].
 double flatten_loss(const GaussianModel& model, float weight, float* d_log_scales);

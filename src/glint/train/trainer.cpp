@@ -32,6 +32,8 @@ std::string TrainOptions::to_json() const {
   j["antialiased"] = antialiased;
   j["coarse_to_fine"] = coarse_to_fine;
   j["geometry"] = {normal_weight, normal_from, flatten_weight, flatten_from};
+  // Only when on: checkpoints written before the distortion term existed still resume.
+  if (distortion_weight > 0) j["distortion"] = {distortion_weight, distortion_from};
   return j.dump();
 }
 
@@ -148,6 +150,8 @@ StepResult Trainer::step() {
   rs.want_alpha = geometry;
   rs.want_depth = geometry;
   rs.want_normal = geometry;
+  const bool distortion = options_.distortion_weight > 0 && step >= options_.distortion_from;
+  rs.want_distortion = distortion;  // rendered (and its state kept) only when it is used
   rs.antialiased = options_.antialiased;
   RenderOutput out = backend_.forward(set_.model, cam, rs);
   res.ms_forward = ms_since(clock);
@@ -164,6 +168,12 @@ StepResult Trainer::step() {
     total += nc.loss;
     gin.d_normal = nc.d_normal.data.data();
     gin.d_depth = nc.d_depth.data.data();
+  }
+  DistortionLoss dl;
+  if (distortion) {
+    dl = distortion_loss(out.distortion, options_.distortion_weight);
+    total += dl.loss;
+    gin.d_distortion = dl.d_distortion.data.data();
   }
   backend_.backward(set_.model, cam, rs, out, gin, grad_);
   if (options_.flatten_weight > 0 && step >= options_.flatten_from)

@@ -43,6 +43,8 @@ struct TrainOptions {
   long normal_from = 7000;
   float flatten_weight = 0.f;  // mean smallest scale
   long flatten_from = 0;
+  float distortion_weight = 0.f;  // mean depth distortion sum_ij w_i w_j |z_i - z_j| per pixel
+  long distortion_from = 0;
 
   // What a resumed run must agree on (everything that changes the result).
   std::string to_json() const;
