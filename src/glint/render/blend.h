@@ -81,8 +81,11 @@ GLINT_HD inline void blend_alpha_vjp(float dL_da, float opacity, float G, bool c
 // Depth distortion L = sum_i sum_j w_i w_j |z_i - z_j| (Mip-NeRF 360 / 2DGS) of one pixel,
 // with w_i = a_i T_i. Splats blend in depth order, so for j before i |z_i - z_j| = z_i - z_j
 // and L = 2 sum_i w_i (z_i A_i - B_i), with A_i = sum_{j<i} w_j = 1 - T_i and
-// B_i = sum_{j<i} w_j z_j: one pass, no pairs. Templated so that the CPU kernels can run
-// them on eight-lane vectors (T = a vector type; only +, -, * are used).
+// B_i = sum_{j<i} w_j z_j: one pass, no pairs. L only sees depth differences, so z may be
+// taken relative to any per-pixel constant; the CPU kernels use the depth of the pixel's
+// first blended splat, which keeps z A_i - B_i from cancelling to rounding noise when the
+// depths are large and close together. Templated so that the CPU kernels can run them on
+// eight-lane vectors (T = a vector type; only +, -, * are used).
 //
 // Forward: the half-term w_i (z_i A_i - B_i) that step i adds (L is twice their sum).
 template <class T>

@@ -80,7 +80,7 @@ struct ForwardState {
   std::vector<std::uint32_t> inst_slot;           // [instances] tile-major -> splat-major position
   std::vector<std::uint32_t> tile_offsets;        // [tiles+1]
   std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
-  std::vector<float> T_final, C_final, S_final, N_final, L_final;
+  std::vector<float> T_final, C_final, S_final, N_final, L_final, R_final;
   std::vector<std::int32_t> median_inst;
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
@@ -459,10 +459,10 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (settings.want_distortion) out.distortion = ImageF(W, H, 1);
   float* T_final = grow(st->T_final, P);
   float* C_final = grow(st->C_final, 3 * P);
-  const bool depth_sum = settings.want_depth || settings.want_distortion;
-  float* S_final = depth_sum ? grow(st->S_final, P) : nullptr;
+  float* S_final = settings.want_depth ? grow(st->S_final, P) : nullptr;
   float* N_final = settings.want_normal ? grow(st->N_final, 3 * P) : nullptr;
   float* L_final = settings.want_distortion ? grow(st->L_final, P) : nullptr;
+  float* R_final = settings.want_distortion ? grow(st->R_final, P) : nullptr;
   std::int32_t* median_inst = settings.want_median_depth ? grow(st->median_inst, P) : nullptr;
 
   TileForwardArgs fa{};
@@ -485,6 +485,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.S_final = S_final;
   fa.N_final = N_final;
   fa.L_final = L_final;
+  fa.R_final = R_final;
   fa.median_inst = median_inst;
   const ForwardTileFn fwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::forward_tile : &portable::forward_tile;
   const unsigned flags = st->flags;
@@ -522,9 +523,10 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
   ba.T_final = st->T_final.data();
   ba.C_final = st->C_final.data();
-  ba.S_final = st->settings.want_depth || st->settings.want_distortion ? st->S_final.data() : nullptr;
+  ba.S_final = st->settings.want_depth ? st->S_final.data() : nullptr;
   ba.N_final = st->settings.want_normal ? st->N_final.data() : nullptr;
   ba.L_final = st->settings.want_distortion ? st->L_final.data() : nullptr;
+  ba.R_final = st->settings.want_distortion ? st->R_final.data() : nullptr;
   ba.median_inst = st->settings.want_median_depth ? st->median_inst.data() : nullptr;
   ba.d_rgb = gin.d_rgb;
   ba.d_alpha = gin.d_alpha;

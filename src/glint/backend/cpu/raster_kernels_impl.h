@@ -196,7 +196,8 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
-  vf T[NG], Cr[NG], Cg[NG], Cb[NG], S[NG], Nx[NG], Ny[NG], Nz[NG], Med[NG], Cnt[NG], Dh[NG];
+  // distortion: Dh = half of it so far, R = sum w (z - Z0), Z0 = depth of the first blended splat
+  vf T[NG], Cr[NG], Cg[NG], Cb[NG], S[NG], Nx[NG], Ny[NG], Nz[NG], Med[NG], Cnt[NG], Dh[NG], R[NG], Z0[NG];
   vi Live[NG], MedI[NG];
   int row_live[TS];
   for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
@@ -204,7 +205,7 @@ void forward_impl(const TileForwardArgs& a, int tile) {
     const int r = gi / GROUPS, c0 = (gi % GROUPS) * LANES;
     for (int l = 0; l < LANES; ++l) Live[gi][l] = (r < nrows && c0 + l < ncols) ? -1 : 0;
     T[gi] = bc(1.f);
-    Cr[gi] = Cg[gi] = Cb[gi] = S[gi] = Nx[gi] = Ny[gi] = Nz[gi] = Med[gi] = Cnt[gi] = Dh[gi] = bc(0.f);
+    Cr[gi] = Cg[gi] = Cb[gi] = S[gi] = Nx[gi] = Ny[gi] = Nz[gi] = Med[gi] = Cnt[gi] = Dh[gi] = R[gi] = Z0[gi] = bc(0.f);
     MedI[gi] = bci(-1);
   }
   int total = nrows * ncols;
@@ -227,9 +228,15 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       Cr[gi] += w * cr;
       Cg[gi] += w * cg;
       Cb[gi] += w * cb;
-      // the distortion reads S before this step (B_i), then S takes the step
-      if constexpr (kDist) Dh[gi] += render::distortion_half_step(w, bc(s.z), bc(1.f) - t, S[gi]);
-      if constexpr (kDepth || kDist) S[gi] += w * bc(s.z);
+      if constexpr (kDepth) S[gi] += w * bc(s.z);
+      if constexpr (kDist) {
+        // T is exactly 1 until the first blended step, so that step sets Z0 (earlier
+        // skipped ones set it too, with w = 0, and are overwritten)
+        Z0[gi] = t == bc(1.f) ? bc(s.z) : Z0[gi];
+        const vf zr = bc(s.z) - Z0[gi];
+        Dh[gi] += render::distortion_half_step(w, zr, bc(1.f) - t, R[gi]);
+        R[gi] += w * zr;
+      }
       if constexpr (kNormal) {
         Nx[gi] += w * bc(s.nx);
         Ny[gi] += w * bc(s.ny);
@@ -260,9 +267,14 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       a.rgb[3 * pix + 2] = Cb[gi][l] + t * a.bg[2];
       const float al = 1.f - t;
       if (a.alpha) a.alpha[pix] = al;
-      if constexpr (kDepth || kDist) a.S_final[pix] = S[gi][l];
-      if constexpr (kDepth) a.depth[pix] = al > 0.f ? S[gi][l] / al : 0.f;
-      if constexpr (kDist) a.L_final[pix] = a.distortion[pix] = Dh[gi][l] + Dh[gi][l];
+      if constexpr (kDepth) {
+        a.S_final[pix] = S[gi][l];
+        a.depth[pix] = al > 0.f ? S[gi][l] / al : 0.f;
+      }
+      if constexpr (kDist) {
+        a.L_final[pix] = a.distortion[pix] = Dh[gi][l] + Dh[gi][l];
+        a.R_final[pix] = R[gi][l];
+      }
       if constexpr (kMedian) {
         a.median[pix] = Med[gi][l];
         a.median_inst[pix] = MedI[gi][l];
@@ -314,18 +326,18 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   // saved forward state and upstream gradients, per lane group of the tile
   // GF = g . C_final: the colour channels enter dL/dalpha only through dot products with
   // their upstream gradient g, so backward keeps g . C and g . prefix instead of 3 + 3.
-  // FL2 = 2 L_final = sum_i w_i dL/dw_i over the pixel's steps (distortion).
-  vf Tf[NG], GF[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG], FL2[NG];
+  // distortion: FL2 = 2 L_final = sum_i w_i dL/dw_i over the pixel's steps, FR = R_final
+  vf Tf[NG], GF[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG], FL2[NG], FR[NG];
   vf gR[NG], gG[NG], gB[NG], gA[NG], gS[NG], gM[NG], gNx[NG], gNy[NG], gNz[NG], gL[NG];
   vi MedI[NG], Live[NG];
-  // running state; PW = prefix of w_i dL/dw_i (distortion)
-  vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG], PW[NG];
+  // running state; distortion: PW = prefix of w_i dL/dw_i, PR = prefix of R, Z0 as in forward
+  vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG], PW[NG], PR[NG], Z0[NG];
   int row_live[TS];
   for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
   for (int gi = 0; gi < NG; ++gi) {
     T[gi] = Tf[gi] = bc(1.f);
-    GP[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = PW[gi] = bc(0.f);
-    GF[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = FL2[gi] = bc(0.f);
+    GP[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = PW[gi] = PR[gi] = Z0[gi] = bc(0.f);
+    GF[gi] = FS[gi] = FNx[gi] = FNy[gi] = FNz[gi] = FL2[gi] = FR[gi] = bc(0.f);
     gR[gi] = gG[gi] = gB[gi] = gA[gi] = gS[gi] = gM[gi] = gNx[gi] = gNy[gi] = gNz[gi] = gL[gi] = bc(0.f);
     MedI[gi] = bci(-1);
     Live[gi] = bci(0);
@@ -344,12 +356,13 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       // rgb = C + T bg and alpha = 1 - T: the alpha channel A = sum w carries both
       float ga = ld(a.d_alpha, pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
       const float al = 1.f - a.T_final[pix];
-      if constexpr (kDepth || kDist) FS[gi][l] = a.S_final[pix];
       if constexpr (kDist) {
         FL2[gi][l] = a.L_final[pix] + a.L_final[pix];
+        FR[gi][l] = a.R_final[pix];
         gL[gi][l] = ld(a.d_distortion, pix);
       }
       if constexpr (kDepth) {
+        FS[gi][l] = a.S_final[pix];
         const float gd = ld(a.d_depth, pix);
         if (al > 0.f) {  // depth = S / A
           const float D = a.S_final[pix] / al;
@@ -402,18 +415,21 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const vf inv = bc(1.f) / (bc(1.f) - av.al);
       vf dA = dalpha_v(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
       vf dz = bc(0.f);
-      [[maybe_unused]] const vf b_before = PS[gi];
-      if constexpr (kDepth || kDist) PS[gi] += w * z;
       if constexpr (kDepth) {
+        PS[gi] += w * z;
         dA += gS[gi] * dalpha_v(z, t, FS[gi] - PS[gi], inv);
         dz += gS[gi] * w;
       }
       if constexpr (kDist) {
-        // weights before and after this step from the transmittance: A_i = 1 - T_i,
-        // sum_{k>i} w_k = T_{i+1} - T_final. Lanes that skip the step have w = 0 and a
-        // masked dA, so their (finite) dw and w_after do not matter.
+        // depths relative to Z0 exactly as in forward; weights before and after this
+        // step from the transmittance: A_i = 1 - T_i, sum_{k>i} w_k = T_{i+1} - T_final.
+        // Lanes that skip the step have w = 0 and a masked dA, so their (finite) dw and
+        // w_after do not matter.
+        Z0[gi] = t == bc(1.f) ? z : Z0[gi];
+        const vf zr = z - Z0[gi], b_before = PR[gi];
+        PR[gi] += w * zr;
         const vf a_before = bc(1.f) - t, w_after = st.tn - Tf[gi];
-        const vf dw = render::distortion_dw(z, a_before, b_before, w_after, FS[gi] - PS[gi]);
+        const vf dw = render::distortion_dw(zr, a_before, b_before, w_after, FR[gi] - PR[gi]);
         PW[gi] += w * dw;
         dA += gL[gi] * dalpha_v(dw, t, FL2[gi] - PW[gi], inv);
         dz += gL[gi] * render::distortion_dz(w, a_before, w_after);

@@ -23,7 +23,7 @@ enum TileFlags : unsigned {
   kFlagDepth = 1u,       // expected depth (S = sum w z)
   kFlagMedian = 2u,      // median depth
   kFlagNormal = 4u,      // blended normals
-  kFlagDistortion = 8u,  // depth distortion (also accumulates S)
+  kFlagDistortion = 8u,  // depth distortion
   kFlagCount = 16u,      // per-pixel count (forward only)
 };
 inline constexpr unsigned kForwardFlags = 31u, kBackwardFlags = 15u;
@@ -54,6 +54,7 @@ struct TileForwardArgs {
   float* S_final;   // kFlagDepth or kFlagDistortion
   float* N_final;   // kFlagNormal
   float* L_final;   // kFlagDistortion: the distortion
+  float* R_final;   // kFlagDistortion: sum w (z - z of the pixel's first blended splat)
   std::int32_t* median_inst;  // kFlagMedian: instance index of the median step, -1 if none
 };
 
@@ -68,6 +69,7 @@ struct TileBackwardArgs {
   const float* S_final;
   const float* N_final;
   const float* L_final;
+  const float* R_final;
   const std::int32_t* median_inst;
   // upstream gradients (null = zero)
   const float* d_rgb;
