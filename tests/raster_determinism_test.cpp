@@ -96,8 +96,7 @@ TEST(RasterDeterminism, PortableAndAvx2Agree) {
 }
 
 // Asking for the distortion changes no other output, and without an upstream gradient for
-// it no gradient either (the depth sum it shares with the expected depth is accumulated by
-// the same operations).
+// it no gradient either.
 TEST(RasterDeterminism, DistortionChangesNothingElse) {
   GaussianModel m = random_scene(3000, 11);
   Camera cam = look_at(97, 75, 90, {0, -3, 0.5}, {0, 0, 0});

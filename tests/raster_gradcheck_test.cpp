@@ -153,8 +153,8 @@ TEST(RasterGradcheck, RgbShDegree1) { check({"rgb deg1", true, false, false, fal
 TEST(RasterGradcheck, GuardBandClampedJacobian) {
   check({"guard band", true, true, true, false, true, false, 3, true}, 9);
 }
-// The distortion alone (its kernel accumulates the depth sum without the depth output), and
-// with every other output (the depth sum shared with the expected depth).
+// The distortion alone, with every other output (its kernel instance then also runs the
+// expected depth's accumulators), and with splats in the guard band.
 TEST(RasterGradcheck, Distortion) {
   check({"distortion", false, false, false, false, false, false, 3, false, true}, 10);
 }

@@ -22,7 +22,7 @@ struct Case {
   bool antialiased;
   int sh_degree;
   CpuSimd simd;
-  bool only_distortion = false;  // rgb + distortion: the kernel without the depth output
+  bool only_distortion = false;  // rgb + distortion: the kernel instance without the other outputs
 };
 
 RenderSettings all_outputs(bool aa) {
