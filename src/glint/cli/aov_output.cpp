@@ -29,6 +29,21 @@ ImageF depth_visual(const ImageF& depth) {
   return v;
 }
 
+// Distortion as grey: 0 black, the 99th percentile of the nonzero values and above white
+// (a few pixels along depth edges would otherwise make the rest black).
+ImageF distortion_visual(const ImageF& d) {
+  std::vector<float> v;
+  for (float x : d.data)
+    if (x > 0) v.push_back(x);
+  ImageF out(d.width, d.height, 1);
+  if (v.empty()) return out;
+  auto k = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) * 99 / 100);
+  std::nth_element(v.begin(), k, v.end());
+  const float hi = *k;
+  for (std::size_t i = 0; i < d.data.size(); ++i) out.data[i] = std::min(1.f, d.data[i] / hi);
+  return out;
+}
+
 // Unit normals as colour (n + 1) / 2; zero (no surface) stays black.
 ImageF normal_visual(const ImageF& n) {
   ImageF v(n.width, n.height, 3);
@@ -64,6 +79,7 @@ AovSet parse_aovs(const std::vector<std::string>& names) {
     if (n == "median_depth") a.median_depth = true;
     if (n == "normal") a.normal = true;
     if (n == "depth_normal") a.depth_normal = true;
+    if (n == "distortion") a.distortion = true;
   }
   return a;
 }
@@ -80,6 +96,7 @@ std::vector<std::string> aov_files(const AovSet& a, const std::string& s) {
   if (a.median_depth) both("_median_depth");
   if (a.normal) both("_normal");
   if (a.depth_normal) both("_depth_normal");
+  if (a.distortion) both("_distortion");
   return f;
 }
 
@@ -110,6 +127,10 @@ void write_aovs(const AovSet& a, const std::string& dir, const std::string& s, c
     ImageF n = world_normals_from_depth(camera, filtered, &o.alpha);
     png(s + "_depth_normal.png", normal_visual(n));
     write_pfm(path(s + "_depth_normal.pfm"), n);
+  }
+  if (a.distortion) {
+    png(s + "_distortion.png", distortion_visual(o.distortion));
+    write_pfm(path(s + "_distortion.pfm"), o.distortion);
   }
 }
 

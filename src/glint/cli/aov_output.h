@@ -10,7 +10,8 @@
 namespace glint::cli {
 
 struct AovSet {
-  bool rgb = false, alpha = false, depth = false, median_depth = false, normal = false, depth_normal = false;
+  bool rgb = false, alpha = false, depth = false, median_depth = false, normal = false, depth_normal = false,
+       distortion = false;
 };
 
 AovSet parse_aovs(const std::vector<std::string>& names);

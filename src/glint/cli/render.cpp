@@ -33,10 +33,10 @@ void add_render(CLI::App& app) {
   sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
   sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
   sub->add_option("--aov", a->aovs,
-                  "Outputs, comma separated: rgb, alpha, depth, median_depth, normal, depth_normal "
+                  "Outputs, comma separated: rgb, alpha, depth, median_depth, normal, depth_normal, distortion "
                   "(PNG visualisations; float data as PFM for all but rgb)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"rgb", "alpha", "depth", "median_depth", "normal", "depth_normal"}));
+      ->check(CLI::IsMember({"rgb", "alpha", "depth", "median_depth", "normal", "depth_normal", "distortion"}));
   sub->add_option("--depth-sigma-px", a->filter.sigma_spatial_px, "depth_normal: spatial sigma of the bilateral filter (px)");
   sub->add_option("--depth-sigma-color", a->filter.sigma_range, "depth_normal: colour sigma of the bilateral filter");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
@@ -58,6 +58,7 @@ void add_render(CLI::App& app) {
     rs.want_depth = aov.depth || aov.depth_normal;
     rs.want_median_depth = aov.median_depth;
     rs.want_normal = aov.normal;
+    rs.want_distortion = aov.distortion;
     Progress progress("render", static_cast<long>(src.cameras.size()));
     for (std::size_t i = 0; i < src.cameras.size(); ++i) {
       RenderOutput o = backend->forward(model, src.cameras[i], rs);
