@@ -115,6 +115,26 @@ TEST(TrainE2E, CliResumeMatchesStraightRun) {
   EXPECT_EQ(read_file(d.str("a/scene.ply")), read_file(d.str("b/scene.ply")));
 }
 
+TEST(TrainE2E, LightablePresetSetsItsOptionsAndFlagsWin) {
+  TempDir d;
+  const std::string common = " --steps 2 --schedule-steps 3000 --downscale 4 -q --preset lightable";
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common).exit_code, 0);
+  nlohmann::json o = read_eval(d)["options"];
+  EXPECT_TRUE(o["random_background"].get<bool>());
+  EXPECT_FLOAT_EQ(o["geometry"][0].get<float>(), 0.05f);  // normal weight
+  EXPECT_EQ(o["geometry"][1].get<long>(), 500);           // from min(1000, 3000 / 6)
+  EXPECT_FLOAT_EQ(o["geometry"][2].get<float>(), 100.f);  // flatten weight
+  EXPECT_FLOAT_EQ(o["distortion"][0].get<float>(), 0.5f);
+  EXPECT_EQ(o["distortion"][1].get<long>(), 1000);  // min(1000, 3000 / 3)
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common +
+                      " -f --distortion-weight 0.2 --normal-weight 0.1")
+                .exit_code,
+            0);
+  o = read_eval(d)["options"];
+  EXPECT_FLOAT_EQ(o["distortion"][0].get<float>(), 0.2f);
+  EXPECT_FLOAT_EQ(o["geometry"][0].get<float>(), 0.1f);
+}
+
 TEST(TrainE2E, RefusesToOverwriteResults) {
   TempDir d;
   ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("o") + "' --steps 2 --downscale 4 -q").exit_code, 0);

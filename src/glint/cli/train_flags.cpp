@@ -9,10 +9,13 @@ namespace {
 constexpr float kLightableNormalWeight = 0.05f;
 constexpr long kLightableNormalFrom = 1000;
 constexpr float kLightableFlattenWeight = 100.f;
+constexpr float kLightableDistortionWeight = 0.5f;
+constexpr long kLightableDistortionFrom = 1000;
 }  // namespace
 
 // What measured best on the relight benchmark (docs/LIGHTING.md): flat splats whose
-// normals agree with the rendered depth.
+// normals agree with the rendered depth, concentrated along each ray (depth distortion),
+// with a coverage that does not lean on the background colour (random background).
 void apply_preset(TrainArgs& a) {
   if (a.preset.empty()) return;
   TrainOptions& t = a.train;
@@ -21,6 +24,10 @@ void apply_preset(TrainArgs& a) {
     if (t.normal_weight == d.normal_weight) t.normal_weight = kLightableNormalWeight;
     if (t.normal_from == d.normal_from) t.normal_from = std::min<long>(kLightableNormalFrom, a.schedule_steps / 6);
     if (t.flatten_weight == d.flatten_weight) t.flatten_weight = kLightableFlattenWeight;
+    if (t.distortion_weight == d.distortion_weight) t.distortion_weight = kLightableDistortionWeight;
+    if (t.distortion_from == d.distortion_from)
+      t.distortion_from = std::min<long>(kLightableDistortionFrom, a.schedule_steps / 3);
+    t.random_background = true;
   }
 }
 
@@ -28,8 +35,8 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   TrainOptions& t = a.train;
   auto* g = "Training";
   cmd.add_option("--preset", a.preset,
-                 "lightable: geometry regularisers tuned for relighting (normal consistency + flattening); "
-                 "explicit flags still win")
+                 "lightable: settings measured best for relighting (normal consistency, flattening, depth "
+                 "distortion, random background); explicit regulariser flags still win")
       ->check(CLI::IsMember({"lightable"}))
       ->group(g);
   cmd.add_option("--steps", t.steps, "Training steps")->check(CLI::PositiveNumber)->group(g);
