@@ -135,6 +135,16 @@ TEST(TrainE2E, LightablePresetSetsItsOptionsAndFlagsWin) {
   EXPECT_FLOAT_EQ(o["geometry"][0].get<float>(), 0.1f);
 }
 
+TEST(TrainE2E, DemoCommandTrainsEvaluatesAndRelights) {
+  TempDir d;
+  CommandResult r = run_glint("demo --steps 20 -q -o '" + d.str("out") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_eval(d)["options"]["random_background"].get<bool>());  // the lightable preset
+  for (const char* f : {"out/scene.ply", "out/cameras.json", "out/renders/r_0.png", "out/relit/point/r_0.png",
+                        "out/relit/sun/r_7.png", "out/relit/mixed/r_3.png"})
+    EXPECT_TRUE(std::filesystem::exists(d.str(f))) << f;
+}
+
 TEST(TrainE2E, RefusesToOverwriteResults) {
   TempDir d;
   ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("o") + "' --steps 2 --downscale 4 -q").exit_code, 0);
