@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 namespace glint::test {
@@ -22,6 +24,26 @@ GaussianModel random_model(std::size_t n, int degree, unsigned seed) {
     for (int k = 0; k < rest; ++k)
       for (int c = 0; c < 3; ++c) m.sh_rest[(i * kShRestCoeffs + k) * 3 + c] = 0.3f * u(rng);
   return m;
+}
+
+void expect_splat_quantised(const GaussianModel& m, const GaussianModel& back, bool check_rotation) {
+  auto sigmoid = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  ASSERT_EQ(back.size(), m.size());
+  EXPECT_EQ(back.sh_degree, 0);
+  EXPECT_EQ(back.means, m.means);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(back.log_scales[i * 3 + c], m.log_scales[i * 3 + c], 1e-6);
+      const double colour = std::clamp(0.5 + kShC0 * m.sh_dc[i * 3 + c], 0.0, 1.0);
+      EXPECT_NEAR(0.5 + kShC0 * back.sh_dc[i * 3 + c], colour, 0.5 / 255 + 1e-6);
+    }
+    EXPECT_NEAR(sigmoid(back.opacity_logits[i]), sigmoid(m.opacity_logits[i]), 0.5 / 255 + 1e-6);
+    if (!check_rotation) continue;
+    double n = 0;
+    for (int c = 0; c < 4; ++c) n += double(m.quats[i * 4 + c]) * m.quats[i * 4 + c];
+    for (int c = 0; c < 4; ++c)
+      EXPECT_NEAR(back.quats[i * 4 + c], m.quats[i * 4 + c] / std::sqrt(n), 1.0 / 128 + 1e-6);
+  }
 }
 
 void expect_same_model(const GaussianModel& a, const GaussianModel& b) {

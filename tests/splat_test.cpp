@@ -72,21 +72,7 @@ TEST(SplatDecode, KnownValues) {
 TEST(SplatRoundTrip, WithinQuantisation) {
   const GaussianModel m = test::random_model(200, 3, 7);
   const GaussianModel back = read_splat_bytes(write_splat_bytes(m), "m.splat");
-  ASSERT_EQ(back.size(), m.size());
-  EXPECT_EQ(back.sh_degree, 0);
-  EXPECT_EQ(back.means, m.means);
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    for (int c = 0; c < 3; ++c) {
-      EXPECT_NEAR(back.log_scales[i * 3 + c], m.log_scales[i * 3 + c], 1e-6);
-      const double colour = std::clamp(0.5 + kShC0 * m.sh_dc[i * 3 + c], 0.0, 1.0);
-      EXPECT_NEAR(0.5 + kShC0 * back.sh_dc[i * 3 + c], colour, 0.5 / 255 + 1e-6);
-    }
-    EXPECT_NEAR(sigmoid(back.opacity_logits[i]), sigmoid(m.opacity_logits[i]), 0.5 / 255 + 1e-6);
-    double n = 0;
-    for (int c = 0; c < 4; ++c) n += double(m.quats[i * 4 + c]) * m.quats[i * 4 + c];
-    for (int c = 0; c < 4; ++c)
-      EXPECT_NEAR(back.quats[i * 4 + c], m.quats[i * 4 + c] / std::sqrt(n), 1.0 / 128 + 1e-6);
-  }
+  test::expect_splat_quantised(m, back, true);
   // Re-encoding a decoded splat gives the same colour and alpha bytes, and rotation bytes
   // within one step (the decoded quaternion is only nearly unit length).
   for (std::size_t i = 0; i < m.size(); ++i) {
