@@ -2,6 +2,8 @@
 // (splats on the faces of a few boxes inside radius ~1.3, seen from radius 4), printing a
 // stable table: ms per frame (median of repeats), blend steps per second, peak RSS.
 //   bench_rasterize [--threads N] [--repeats R] [--quick] [--size 400|800] [--splats 100000|300000]
+//   bench_rasterize --model scene.ply --dataset DIR [--view I] [--size 400|800]
+//     (a trained model from test camera I of DIR, scaled to 400 and 800 pixels wide)
 #include <sys/resource.h>
 #include <time.h>
 
@@ -16,6 +18,9 @@
 #include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/core/error.h"
+#include "glint/io/dataset.h"
+#include "glint/io/model_file.h"
 #include "glint/core/math.h"
 
 using namespace glint;
@@ -103,12 +108,66 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// One row of the table: forward and forward+backward of `m` seen by `cam`.
+void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats) {
+  const int W = cam.width, H = cam.height;
+  RenderSettings s;
+  s.background[0] = s.background[1] = s.background[2] = 1.f;
+  RenderSettings sc = s;
+  sc.want_count = true;
+  RenderOutput co = be.forward(m, cam, sc);
+  double steps = 0;
+  for (float v : co.count.data) steps += v;
+  std::vector<float> d_rgb(std::size_t(W) * std::size_t(H) * 3);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> U(-1, 1);
+  for (auto& x : d_rgb) x = U(rng) * 1e-3f;
+  RenderGradIn gi;
+  gi.d_rgb = d_rgb.data();
+  ModelGrad g;
+  std::vector<double> tf, tfb, cf, cfb;
+  for (int r = 0; r <= repeats; ++r) {  // first round warms up
+    double c0 = cpu_ms(), t0 = now_ms();
+    {
+      RenderOutput o = be.forward(m, cam, s);
+    }
+    double c1 = cpu_ms(), t1 = now_ms();
+    RenderOutput o2 = be.forward(m, cam, s);
+    be.backward(m, cam, s, o2, gi, g);
+    double c2 = cpu_ms(), t2 = now_ms();
+    if (r > 0) {
+      tf.push_back(t1 - t0);
+      tfb.push_back(t2 - t1);
+      cf.push_back(c1 - c0);
+      cfb.push_back(c2 - c1);
+    }
+  }
+  double f = median(tf), fb = median(tfb);
+  std::printf("%-8s %-8zu %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f %9.1f %9.1f\n",
+              (std::to_string(W) + "x" + std::to_string(H)).c_str(), m.size(), (long long)co.num_visible,
+              co.num_instances / 1e6, steps / 1e6, f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb));
+  std::fflush(stdout);
+}
+
+// The camera scaled to `size` pixels wide (same field of view).
+Camera resized(Camera c, int size) {
+  const double k = double(size) / c.width;
+  c.fx *= k;
+  c.fy *= k;
+  c.cx *= k;
+  c.cy *= k;
+  c.width = size;
+  c.height = int(std::lround(c.height * k));
+  return c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 0, repeats = 5;
+  int threads = 0, repeats = 5, view = 0;
   bool quick = false;
   int only_size = 0, only_splats = 0;
+  std::string model_path, dataset_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
@@ -116,7 +175,11 @@ int main(int argc, char** argv) {
     else if (a == "--quick") quick = true;
     else if (a == "--size" && i + 1 < argc) only_size = std::atoi(argv[++i]);
     else if (a == "--splats" && i + 1 < argc) only_splats = std::atoi(argv[++i]);
+    else if (a == "--model" && i + 1 < argc) model_path = argv[++i];
+    else if (a == "--dataset" && i + 1 < argc) dataset_path = argv[++i];
+    else if (a == "--view" && i + 1 < argc) view = std::atoi(argv[++i]);
   }
+  repeats = std::max(1, repeats);
   auto be = make_cpu_backend(threads);
   std::printf("glint CPU rasterizer benchmark  simd=%s  threads=%s\n",
               active_cpu_simd() == CpuSimd::kAvx2 ? "avx2" : "portable",
@@ -124,51 +187,27 @@ int main(int argc, char** argv) {
   std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s\n", "size", "splats", "visible", "inst/M",
               "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu");
   const int sizes[] = {400, 800};
-  const int counts[] = {100000, 300000};
-  for (int n : counts) {
-    if (quick && n > 100000) continue;
-    if (only_splats > 0 && n != only_splats) continue;
-    GaussianModel m = lego_like(n, 42);
-    for (int size : sizes) {
-      if (only_size > 0 && size != only_size) continue;
-      Camera cam = orbit_camera(size);
-      RenderSettings s;
-      s.background[0] = s.background[1] = s.background[2] = 1.f;
-      RenderSettings sc = s;
-      sc.want_count = true;
-      RenderOutput co = be->forward(m, cam, sc);
-      double steps = 0;
-      for (float v : co.count.data) steps += v;
-      std::vector<float> d_rgb(std::size_t(size) * size * 3);
-      std::mt19937 rng(1);
-      std::uniform_real_distribution<float> U(-1, 1);
-      for (auto& x : d_rgb) x = U(rng) * 1e-3f;
-      RenderGradIn gi;
-      gi.d_rgb = d_rgb.data();
-      ModelGrad g;
-      std::vector<double> tf, tfb, cf, cfb;
-      for (int r = 0; r <= repeats; ++r) {  // first round warms up
-        double c0 = cpu_ms(), t0 = now_ms();
-        {
-          RenderOutput o = be->forward(m, cam, s);
-        }
-        double c1 = cpu_ms(), t1 = now_ms();
-        RenderOutput o2 = be->forward(m, cam, s);
-        be->backward(m, cam, s, o2, gi, g);
-        double c2 = cpu_ms(), t2 = now_ms();
-        if (r > 0) {
-          tf.push_back(t1 - t0);
-          tfb.push_back(t2 - t1);
-          cf.push_back(c1 - c0);
-          cfb.push_back(c2 - c1);
-        }
-      }
-      double f = median(tf), fb = median(tfb);
-      std::printf("%-8s %-8d %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f %9.1f %9.1f\n",
-                  (std::to_string(size) + "x" + std::to_string(size)).c_str(), n, (long long)co.num_visible,
-                  co.num_instances / 1e6, steps / 1e6, f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf),
-                  median(cfb));
-      std::fflush(stdout);
+  if (!model_path.empty()) {  // a trained model, seen from one camera of a dataset
+    try {
+      if (dataset_path.empty()) throw Error("--model needs --dataset DIR for its camera");
+      const GaussianModel m = load_model(model_path);
+      const Dataset data = load_dataset(dataset_path);
+      const auto& views = data.test.empty() ? data.train : data.test;
+      if (view < 0 || std::size_t(view) >= views.size()) throw Error(dataset_path, "no view " + std::to_string(view));
+      for (int size : sizes)
+        if (only_size == 0 || size == only_size) measure(*be, m, resized(views[std::size_t(view)].camera, size), repeats);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "bench_rasterize: %s\n", e.what());
+      return 2;
+    }
+  } else {
+    const int counts[] = {100000, 300000};
+    for (int n : counts) {
+      if (quick && n > 100000) continue;
+      if (only_splats > 0 && n != only_splats) continue;
+      const GaussianModel m = lego_like(n, 42);
+      for (int size : sizes)
+        if (only_size == 0 || size == only_size) measure(*be, m, orbit_camera(size), repeats);
     }
   }
   rusage ru{};
