@@ -3,6 +3,7 @@
 // gt/albedo, gt/mask, gt/depth) and prints the relit PSNR of each variant. The gt/ files are
 // for diagnosis only; nothing here feeds back into training or `glint relight`.
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -54,7 +55,22 @@ struct Variant {
   const char* name;
   bool normal, albedo, alpha, position;
   float smooth_sigma = -1;  // >= 0: relight with this normal-filter sigma instead of the default
+  float gt_normal_beyond_deg = 0;  // > 0: GT normals only where Glint's are further off than this
 };
+
+// GT normals where the angle to Glint's exceeds `deg`: what fixing only the gross normal
+// errors (such as the smooth-shaded cone's, docs/LIGHTING.md) would gain.
+void replace_gross_normals(ImageF& mine, const ImageF& gt, float deg) {
+  const float cmin = std::cos(deg * 3.14159265f / 180.f);
+  for (std::size_t p = 0; p + 2 < mine.data.size(); p += 3) {
+    const float* a = &mine.data[p];
+    const float* b = &gt.data[p];
+    const float la = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), lb = std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    if (!(la > 0) || !(lb > 0)) continue;
+    if ((a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (la * lb) < cmin)
+      for (int c = 0; c < 3; ++c) mine.data[p + std::size_t(c)] = b[c] / lb;
+  }
+}
 
 }  // namespace
 
@@ -90,6 +106,7 @@ int main(int argc, char** argv) {
       {"gt all but shadows", true, true, true, true},
       {"no normal filter", false, false, false, false, 0.f},
       {"normal filter 3 px", false, false, false, false, 3.f},
+      {"gt normal if > 20 deg", false, false, false, false, -1.f, 20.f},
   };
   std::printf("%-20s", "variant");
   for (const auto& s : setups) std::printf(" %8s", s.name.c_str());
@@ -109,6 +126,7 @@ int main(int argc, char** argv) {
       ViewGeometry g = var.smooth_sigma >= 0 ? rl.prepare(data.test[v].camera) : mine[v];
       const Gt& t = gts[v];
       if (var.normal) g.normal = t.normal;
+      if (var.gt_normal_beyond_deg > 0) replace_gross_normals(g.normal, t.normal, var.gt_normal_beyond_deg);
       if (var.albedo) g.albedo = t.albedo;
       if (var.alpha) g.alpha = t.alpha;
       if (var.position) g.position = t.position;
