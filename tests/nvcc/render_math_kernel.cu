@@ -29,7 +29,7 @@ __global__ void render_math_kernel(ViewT<float> view, const float* means, const 
   ellipse_row_span(0.5f, 0.1f, 0.5f, 9.f, 1.f, 0.f, lo, hi);
   store3(out, i, Vec3f{colour.x * a, colour.y + lo, colour.z + (hit ? hi : 0.f)});
   float d_op, d_mx, d_my, d_A, d_B, d_C;
-  blend_alpha_vjp(1.f, 0.5f, G, clamped, 0.5f, 0.1f, 0.5f, 1.f, 1.f, d_op, d_mx, d_my, d_A, d_B, d_C);
+  blend_alpha_vjp(clamped ? 0.f : 1.f, 0.5f, G, 0.5f, 0.1f, 0.5f, 1.f, 1.f, d_op, d_mx, d_my, d_A, d_B, d_C);
   float d_dc[3] = {0, 0, 0}, d_rest[45] = {0};
   Vec3f d_mean{0, 0, 0};
   sh_color_vjp(3, mean, campos, dc + 3 * i, rest + 45 * i, Vec3f{d_op, d_mx, d_my}, d_dc, d_rest, d_mean);

@@ -57,23 +57,27 @@ GLINT_HD inline float blend_alpha(float opacity, float power, float power_cut, f
   return ok ? a : 0.f;
 }
 
+// The backward functions below are templated so that the CPU kernels run these very
+// functions on eight-lane vectors (T = a vector type; only +, -, * are used).
+//
 // Backward of one step for one channel c of the blend C = sum_i c_i a_i T_i:
 // dC/da_i = c_i T_i - after_i / (1 - a_i), where after_i is what the later steps added.
-GLINT_HD inline float blend_dalpha_channel(float c, float T, float after, float inv_one_minus_a) {
-  return c * T - after * inv_one_minus_a;
+template <class T>
+GLINT_HD inline T blend_dalpha_channel(T c, T t, T after, T inv_one_minus_a) {
+  return c * t - after * inv_one_minus_a;
 }
 
 // From dL/dalpha of a step to the splat's 2D parameters: dL/dopacity, dL/dmean2d, dL/dconic.
-// d = pixel centre - mean. When the 0.99 clamp was hit alpha does not depend on them.
-GLINT_HD inline void blend_alpha_vjp(float dL_da, float opacity, float G, bool clamped, float A, float B,
-                                     float C, float dx, float dy, float& d_opacity, float& d_mx, float& d_my,
-                                     float& d_A, float& d_B, float& d_C) {
-  float g = clamped ? 0.f : dL_da;
+// d = pixel centre - mean. `g` is dL/dalpha, already 0 where the 0.99 clamp was hit (there
+// alpha does not depend on the parameters) or the step was skipped.
+template <class T>
+GLINT_HD inline void blend_alpha_vjp(T g, T opacity, T G, T A, T B, T C, T dx, T dy, T& d_opacity, T& d_mx,
+                                     T& d_my, T& d_A, T& d_B, T& d_C) {
   d_opacity = G * g;
-  float dpow = -opacity * G * g;
+  const T dpow = -opacity * G * g;
   d_mx = -dpow * (A * dx + B * dy);
   d_my = -dpow * (B * dx + C * dy);
-  d_A = 0.5f * dpow * dx * dx;
+  d_A = 0.5f * dpow * dx * dx;  // scalar * vector broadcasts for vector T
   d_B = dpow * dx * dy;
   d_C = 0.5f * dpow * dy * dy;
 }
@@ -85,7 +89,7 @@ GLINT_HD inline void blend_alpha_vjp(float dL_da, float opacity, float G, bool c
 // taken relative to any per-pixel constant; the CPU kernels use the depth of the pixel's
 // first blended splat, which keeps z A_i - B_i from cancelling to rounding noise when the
 // depths are large and close together. Templated so that the CPU kernels can run them on
-// eight-lane vectors (T = a vector type; only +, -, * are used).
+// eight-lane vectors.
 //
 // Forward: the half-term w_i (z_i A_i - B_i) that step i adds (L is twice their sum).
 template <class T>

@@ -313,8 +313,6 @@ inline vf lane_sums8(const vf* a) {
 
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
 
-// dC/dalpha for one channel (render::blend_dalpha_channel on eight lanes)
-inline vf dalpha_v(vf c, vf t, vf after, vf inv) { return c * t - after * inv; }
 
 template <unsigned F>
 void backward_impl(const TileBackwardArgs& a, int tile) {
@@ -409,15 +407,15 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
-      // render::blend_dalpha_channel applied to the channel c = g . colour
+      // blend_dalpha_channel applied to the channel c = g . colour
       const vf gc = gR[gi] * cr + gG[gi] * cg + gB[gi] * cb;
       GP[gi] += w * gc;
       const vf inv = bc(1.f) / (bc(1.f) - av.al);
-      vf dA = dalpha_v(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
+      vf dA = render::blend_dalpha_channel(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
       vf dz = bc(0.f);
       if constexpr (kDepth) {
         PS[gi] += w * z;
-        dA += gS[gi] * dalpha_v(z, t, FS[gi] - PS[gi], inv);
+        dA += gS[gi] * render::blend_dalpha_channel(z, t, FS[gi] - PS[gi], inv);
         dz += gS[gi] * w;
       }
       if constexpr (kDist) {
@@ -431,7 +429,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         const vf a_before = bc(1.f) - t, w_after = st.tn - Tf[gi];
         const vf dw = render::distortion_dw(zr, a_before, b_before, w_after, FR[gi] - PR[gi]);
         PW[gi] += w * dw;
-        dA += gL[gi] * dalpha_v(dw, t, FL2[gi] - PW[gi], inv);
+        dA += gL[gi] * render::blend_dalpha_channel(dw, t, FL2[gi] - PW[gi], inv);
         dz += gL[gi] * render::distortion_dz(w, a_before, w_after);
       }
       if constexpr (kMedian) dz += (st.ok & (MedI[gi] == pv)) ? gM[gi] : bc(0.f);
@@ -439,23 +437,20 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         PNx[gi] += w * nx;
         PNy[gi] += w * ny;
         PNz[gi] += w * nz;
-        dA += gNx[gi] * dalpha_v(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * dalpha_v(ny, t, FNy[gi] - PNy[gi], inv) +
-              gNz[gi] * dalpha_v(nz, t, FNz[gi] - PNz[gi], inv);
+        dA += gNx[gi] * render::blend_dalpha_channel(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * render::blend_dalpha_channel(ny, t, FNy[gi] - PNy[gi], inv) +
+              gNz[gi] * render::blend_dalpha_channel(nz, t, FNz[gi] - PNz[gi], inv);
         acc[kRecNx] += gNx[gi] * w;
         acc[kRecNy] += gNy[gi] * w;
         acc[kRecNz] += gNz[gi] * w;
       }
-      // render::blend_alpha_vjp on eight lanes
       const vf gal = (st.ok & ~av.clamped) ? dA : bc(0.f);
-      const vf d_op = av.G * gal;
-      const vf dpow = -op * av.G * gal;
-      const vf d_mx = -dpow * (A * av.dx + B * dyv);
-      const vf d_my = -dpow * (B * av.dx + C * dyv);
+      vf d_op, d_mx, d_my, d_A, d_B, d_C;
+      render::blend_alpha_vjp(gal, op, av.G, A, B, C, av.dx, dyv, d_op, d_mx, d_my, d_A, d_B, d_C);
       acc[kRecMx] += d_mx;
       acc[kRecMy] += d_my;
-      acc[kRecA] += bc(0.5f) * dpow * av.dx * av.dx;
-      acc[kRecB] += dpow * av.dx * dyv;
-      acc[kRecC] += bc(0.5f) * dpow * dyv * dyv;
+      acc[kRecA] += d_A;
+      acc[kRecB] += d_B;
+      acc[kRecC] += d_C;
       acc[kRecOpacity] += d_op;
       acc[kRecR] += gR[gi] * w;
       acc[kRecG] += gG[gi] * w;
