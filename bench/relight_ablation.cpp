@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,10 @@ int main(int argc, char** argv) {
     long npx = 0;
     RelightOptions vopt = opt;
     if (var.smooth_sigma >= 0) vopt.normal_filter.sigma_spatial_px = var.smooth_sigma;
-    Relighter vr(model, *backend, vopt);
-    Relighter& rl = var.smooth_sigma >= 0 ? vr : relighter;
+    // Only variants with other options need their own relighter (it renders the AO maps).
+    std::optional<Relighter> own;
+    if (var.smooth_sigma >= 0) own.emplace(model, *backend, vopt);
+    Relighter& rl = own ? *own : relighter;
     for (std::size_t v = 0; v < mine.size(); ++v) {
       ViewGeometry g = var.smooth_sigma >= 0 ? rl.prepare(data.test[v].camera) : mine[v];
       const Gt& t = gts[v];

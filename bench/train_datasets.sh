@@ -13,6 +13,7 @@ glint=./build/src/glint
 data=../shared/datasets
 [ -x "$glint" ] || { echo "build first: cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build" >&2; exit 2; }
 [ -d "$data" ] || { echo "no shared datasets at $data" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "train_datasets.sh: python3 is needed to read eval.json" >&2; exit 2; }
 
 runs=(
   "shapes|$data/shapes|"

@@ -51,7 +51,7 @@ struct TileForwardArgs {
   // state saved for backward, [H*W*C]
   float* T_final;
   float* C_final;
-  float* S_final;   // kFlagDepth or kFlagDistortion
+  float* S_final;   // kFlagDepth
   float* N_final;   // kFlagNormal
   float* L_final;   // kFlagDistortion: the distortion
   float* R_final;   // kFlagDistortion: sum w (z - z of the pixel's first blended splat)
