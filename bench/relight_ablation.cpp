@@ -1,7 +1,8 @@
 // Where the relighting error comes from: relights the relight dataset's test views with
 // parts of Glint's per-view geometry replaced by the dataset's ground truth (gt/normal,
-// gt/albedo, gt/mask, gt/depth) and prints the relit PSNR of each variant. The gt/ files are
-// for diagnosis only; nothing here feeds back into training or `glint relight`.
+// gt/albedo, gt/mask, gt/depth, or normals computed from gt/depth) and prints the relit
+// PSNR of each variant. The gt/ files are for diagnosis only; nothing here feeds back into
+// training or `glint relight`.
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "glint/io/model_file.h"
 #include "glint/io/pfm.h"
 #include "glint/light/color.h"
+#include "glint/light/depth_filter.h"
 #include "glint/light/geometry.h"
 #include "glint/light/normal_filter.h"
 #include "glint/light/relight_score.h"
@@ -29,6 +31,7 @@ namespace {
 
 struct Gt {
   ImageF normal, albedo, alpha, position;
+  ImageF depth_normal;  // geometric normals of the true surface (gt/depth), not Blender's shading normals
   Image8 mask;
 };
 
@@ -49,6 +52,7 @@ Gt load_gt(const std::string& root, std::size_t i, const Camera& cam) {
       g.albedo.data[3 * p + c] = srgb_to_linear(alb.data[p * std::size_t(alb.channels) + std::size_t(c)] / 255.f);
     g.alpha.data[p] = mask.data[p * std::size_t(mask.channels)] / 255.f;
   }
+  g.depth_normal = world_normals_from_depth(cam, depth, &g.alpha);
   return g;
 }
 
@@ -57,6 +61,7 @@ struct Variant {
   bool normal, albedo, alpha, position;
   float smooth_sigma = -1;  // >= 0: relight with this normal-filter sigma instead of the default
   float gt_normal_beyond_deg = 0;  // > 0: GT normals only where Glint's are further off than this
+  bool depth_normal = false;       // normals from gt/depth: perfect geometry, geometric normals
 };
 
 // GT normals where the angle to Glint's exceeds `deg`: what fixing only the gross normal
@@ -108,6 +113,8 @@ int main(int argc, char** argv) {
       {"no normal filter", false, false, false, false, 0.f},
       {"normal filter 3 px", false, false, false, false, 3.f},
       {"gt normal if > 20 deg", false, false, false, false, -1.f, 20.f},
+      {"gt depth normals", false, false, false, false, -1.f, 0.f, true},
+      {"gt all, depth normals", false, true, true, true, -1.f, 0.f, true},
   };
   std::printf("%-20s", "variant");
   for (const auto& s : setups) std::printf(" %8s", s.name.c_str());
@@ -129,6 +136,7 @@ int main(int argc, char** argv) {
       ViewGeometry g = var.smooth_sigma >= 0 ? rl.prepare(data.test[v].camera) : mine[v];
       const Gt& t = gts[v];
       if (var.normal) g.normal = t.normal;
+      if (var.depth_normal) g.normal = t.depth_normal;
       if (var.gt_normal_beyond_deg > 0) replace_gross_normals(g.normal, t.normal, var.gt_normal_beyond_deg);
       if (var.albedo) g.albedo = t.albedo;
       if (var.alpha) g.alpha = t.alpha;
