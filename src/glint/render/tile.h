@@ -40,32 +40,55 @@ GLINT_HD inline PixelRect splat_pixel_rect(float mx, float my, float ext_x, floa
   return r;
 }
 
-// Minimum of q(d) = A dx^2 + 2 B dx dy + C dy^2 along the segment dx = X, dy in [y0, y1].
-// Returns the minimum minus a bound on its rounding error (so the caller stays conservative).
-GLINT_HD inline float quad_min_on_vertical(float A, float B, float C, float X, float y0, float y1) {
-  float y = C > 0.f ? -B * X / C : 0.f;
+// Minimum of q(d) = A dx^2 + 2 B dx dy + C dy^2 along the segment dx = X, dy in [y0, y1],
+// given nb_over_c = -B / C (0 when C <= 0). Returns the minimum minus a bound on its
+// rounding error (so the caller stays conservative).
+GLINT_HD inline float quad_min_on_vertical(float A, float B, float C, float nb_over_c, float X, float y0, float y1) {
+  float y = nb_over_c * X;
   y = y < y0 ? y0 : (y > y1 ? y1 : y);
   float t0 = A * X * X, t1 = 2.f * B * X * y, t2 = C * y * y;
   float mag = t0 + (t1 < 0.f ? -t1 : t1) + t2;
   return t0 + t1 + t2 - 1e-5f * mag;
 }
 
+// The per-splat part of ellipse_hits_rect, for callers that test many rectangles of one
+// splat: the divisions happen once.
+struct RectTestPrep {
+  float A, B, C, lim;
+  float nb_over_c, nb_over_a;  // -B/C and -B/A, 0 where the divisor is not positive
+};
+GLINT_HD inline RectTestPrep rect_test_prep(float A, float B, float C, float power_cut) {
+  RectTestPrep p;
+  p.A = A;
+  p.B = B;
+  p.C = C;
+  p.lim = 2.f * power_cut * (1.f + kCutSlackRel) + kCutSlackAbs;
+  p.nb_over_c = C > 0.f ? -B / C : 0.f;
+  p.nb_over_a = A > 0.f ? -B / A : 0.f;
+  return p;
+}
+
 // Does the ellipse {d : d^T conic d <= 2 power_cut} around (mx, my) contain a point of the
 // rectangle [px0, px1] x [py0, py1] (pixel-centre coordinates)? Exact up to slack.
-GLINT_HD inline bool ellipse_hits_rect(float mx, float my, float A, float B, float C, float power_cut,
-                                       float px0, float px1, float py0, float py1) {
+// Evaluated without branches (bitwise & and |, selects): callers test every tile of a
+// splat's box, and which tiles hit is what a branch predictor cannot guess.
+GLINT_HD inline bool ellipse_hits_rect(const RectTestPrep& p, float mx, float my, float px0, float px1, float py0,
+                                       float py1) {
   float x0 = px0 - mx, x1 = px1 - mx, y0 = py0 - my, y1 = py1 - my;
-  if (x0 <= 0.f && x1 >= 0.f && y0 <= 0.f && y1 >= 0.f) return true;
-  float lim = 2.f * power_cut * (1.f + kCutSlackRel) + kCutSlackAbs;
-  float m = quad_min_on_vertical(A, B, C, x0, y0, y1);
-  float t = quad_min_on_vertical(A, B, C, x1, y0, y1);
+  const bool inside = (x0 <= 0.f) & (x1 >= 0.f) & (y0 <= 0.f) & (y1 >= 0.f);
+  float m = quad_min_on_vertical(p.A, p.B, p.C, p.nb_over_c, x0, y0, y1);
+  float t = quad_min_on_vertical(p.A, p.B, p.C, p.nb_over_c, x1, y0, y1);
   m = t < m ? t : m;
   // horizontal edges: swap roles of x and y
-  t = quad_min_on_vertical(C, B, A, y0, x0, x1);
+  t = quad_min_on_vertical(p.C, p.B, p.A, p.nb_over_a, y0, x0, x1);
   m = t < m ? t : m;
-  t = quad_min_on_vertical(C, B, A, y1, x0, x1);
+  t = quad_min_on_vertical(p.C, p.B, p.A, p.nb_over_a, y1, x0, x1);
   m = t < m ? t : m;
-  return m <= lim;
+  return inside | (m <= p.lim);
+}
+GLINT_HD inline bool ellipse_hits_rect(float mx, float my, float A, float B, float C, float power_cut, float px0,
+                                       float px1, float py0, float py1) {
+  return ellipse_hits_rect(rect_test_prep(A, B, C, power_cut), mx, my, px0, px1, py0, py1);
 }
 
 // For a row at offset dy from the mean, the interval of dx where the cut can pass, grown by

@@ -115,11 +115,12 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
   if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return;
   const int TS = render::kTileSize;
   const int tiles_x = (width + TS - 1) / TS;
+  const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
   for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
     float py0 = float(std::max(ty * TS, pr.y0)) + 0.5f, py1 = float(std::min(ty * TS + TS - 1, pr.y1)) + 0.5f;
     for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
       float px0 = float(std::max(tx * TS, pr.x0)) + 0.5f, px1 = float(std::min(tx * TS + TS - 1, pr.x1)) + 0.5f;
-      if (render::ellipse_hits_rect(s.mx, s.my, s.A, s.B, s.C, s.power_cut, px0, px1, py0, py1))
+      if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1))
         f(ty * tiles_x + tx, tx, ty);
     }
   }

@@ -102,23 +102,20 @@ inline vf fmadd(vf a, vf b, vf c) {
 #endif
 }
 
-// render::fast_exp on eight lanes: the same Cephes polynomial, evaluated with fmadd (equal to
-// fast_exp on the portable path, within an ulp of it on the AVX2 path). The range clamp keeps
-// n in [-126, 127], so 2^n is a single exponent field.
+// render::fast_exp on eight lanes: the same exp2 polynomial, evaluated with fmadd (equal to
+// fast_exp on the portable path, within an ulp of it on the AVX2 path). Only the lower
+// clamp is needed: callers pass x = -power <= ~0.
 inline vf v_exp(vf x) {
   x = x < bc(-87.f) ? bc(-87.f) : x;
-  x = x > bc(88.f) ? bc(88.f) : x;
   const vf magic = bc(12582912.f);
-  const vf n = fmadd(x, bc(1.44269504088896341f), magic) - magic;
-  vf r = x - n * bc(0.693359375f);
-  r = r - n * bc(-2.12194440e-4f);
-  const vf z = r * r;
-  vf y = fmadd(bc(1.9875691500E-4f), r, bc(1.3981999507E-3f));
-  y = fmadd(y, r, bc(8.3334519073E-3f));
-  y = fmadd(y, r, bc(4.1665795894E-2f));
-  y = fmadd(y, r, bc(1.6666665459E-1f));
-  y = fmadd(y, r, bc(5.0000001201E-1f));
-  y = fmadd(y, z, r) + bc(1.f);
+  const vf t = x * bc(1.44269504088896341f);
+  const vf n = (t + magic) - magic;
+  const vf f = t - n;
+  vf y = fmadd(bc(render::kExp2C5), f, bc(render::kExp2C4));
+  y = fmadd(y, f, bc(render::kExp2C3));
+  y = fmadd(y, f, bc(render::kExp2C2));
+  y = fmadd(y, f, bc(render::kExp2C1));
+  y = fmadd(y, f, bc(render::kExp2C0));
   const vi e = __builtin_convertvector(n, vi);
   return y * (vf)((e + 127) << 23);
 }
@@ -135,8 +132,8 @@ inline AlphaV alpha_v(const SplatPacked& s, float px0, float dy) {
   const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
   AlphaV o;
   o.dx = (bc(px0) + lane) - bc(s.mx);
-  const vf dyv = bc(dy);
-  const vf power = bc(0.5f) * fmadd(bc(s.A) * o.dx, o.dx, bc(s.C) * dyv * dyv) + bc(s.B) * o.dx * dyv;
+  // power = A dx^2 / 2 + B dx dy + C dy^2 / 2 in Horner form: the dy terms are per row
+  const vf power = fmadd(fmadd(bc(0.5f * s.A), o.dx, bc(s.B * dy)), o.dx, bc(0.5f * s.C * dy * dy));
   o.G = v_exp(-power);
   const vf raw = bc(s.opacity) * o.G;
   o.clamped = raw > bc(float(render::kMaxAlpha));
