@@ -18,6 +18,9 @@ constexpr int kRadius = kSsimWindow / 2;
 // region on a loaded machine can cost more than the whole pass). The blurs, 22 multiply-
 // adds per value and plane, go parallel much earlier.
 constexpr long kMinParallelElementwise = 1L << 20;
+// The SSIM map itself is not memory-bound (a division and ~30 flops per value): it pays
+// off from the blurs' size on.
+constexpr long kMinParallelMap = 1L << 16;
 
 template <class T>
 std::array<T, kSsimWindow> gaussian_window() {
@@ -155,7 +158,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   T* d_mu1 = aa;  // the products are no longer needed
   T* d_e11 = bb;
   T* d_e12 = ab;
-#pragma omp parallel for schedule(static) if (count >= kMinParallelElementwise)
+#pragma omp parallel for schedule(static) if (count >= kMinParallelMap)
   for (int y = 0; y < h; ++y) {
     double s = 0;
     for (long j = y * row; j < (y + 1) * row; ++j) {
