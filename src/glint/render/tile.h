@@ -136,20 +136,36 @@ GLINT_HD inline RowSpanPrep ellipse_row_span_prep(float A, float B, float C, flo
   return p;
 }
 
+// The per-row part, written once for a lane type: Ops supplies the value type F, its mask
+// type M and the few operations that differ between plain floats (ScalarOps, every caller
+// but one) and the CPU tile kernels' eight-row vectors (one square root for eight rows).
+// Branch-free; lo and hi are meaningless where the result is false.
+struct ScalarOps {
+  using F = float;
+  using M = bool;
+  GLINT_HD static F splat(float x) { return x; }
+  GLINT_HD static M all(bool b) { return b; }
+  GLINT_HD static F sqrt(F x) { return std::sqrt(x); }
+  GLINT_HD static F select(M m, F a, F b) { return m ? a : b; }
+};
+
+template <class Ops>
+GLINT_HD inline typename Ops::M ellipse_row_span_ops(const RowSpanPrep& p, typename Ops::F dy, float pad,
+                                                     typename Ops::F& lo, typename Ops::F& hi) {
+  using F = typename Ops::F;
+  const F zero = Ops::splat(0.f);
+  const F disc = Ops::splat(p.a_lim) - dy * dy * Ops::splat(p.detc);
+  const typename Ops::M hit = disc >= zero;
+  const F c = Ops::splat(p.nb_inv_a) * dy;
+  const F h = Ops::sqrt(Ops::select(hit, disc, zero)) * Ops::splat(p.inv_a);
+  const F slack = Ops::splat(pad) + Ops::splat(1e-3f) * Ops::select(c < zero, -c, c) + Ops::splat(1e-5f) * h;
+  lo = p.thin ? Ops::splat(-3.0e38f) : c - h - slack;
+  hi = p.thin ? Ops::splat(3.0e38f) : c + h + slack;
+  return hit | Ops::all(p.thin);
+}
+
 GLINT_HD inline bool ellipse_row_span_at(const RowSpanPrep& p, float dy, float pad, float& lo, float& hi) {
-  if (p.thin) {
-    lo = -3.0e38f;
-    hi = 3.0e38f;
-    return true;
-  }
-  float disc = p.a_lim - dy * dy * p.detc;
-  if (!(disc >= 0.f)) return false;
-  float c = p.nb_inv_a * dy;
-  float h = std::sqrt(disc) * p.inv_a;
-  float slack = pad + 1e-3f * (c < 0.f ? -c : c) + 1e-5f * h;
-  lo = c - h - slack;
-  hi = c + h + slack;
-  return true;
+  return ellipse_row_span_ops<ScalarOps>(p, dy, pad, lo, hi);
 }
 
 }  // namespace GLINT_RENDER_NS

@@ -41,21 +41,6 @@ inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1
   return r0 <= r1;
 }
 
-// Lane groups of a row (pixel centres x0 + c + 0.5) that the cut ellipse can reach.
-inline bool row_groups(const SplatPacked& s, const render::RowSpanPrep& sp, float dy, int x0, int ncols, int& g0,
-                       int& g1) {
-  float lo, hi;
-  if (!render::ellipse_row_span_at(sp, dy, 1.0f, lo, hi)) return false;
-  float c0 = s.mx + lo - float(x0) - 0.5f, c1 = s.mx + hi - float(x0) - 0.5f;
-  c0 = std::clamp(c0, -1.f, float(TS + 1));
-  c1 = std::clamp(c1, -1.f, float(TS + 1));
-  int i0 = std::max(0, int(std::ceil(c0))), i1 = std::min(ncols - 1, int(std::floor(c1)));
-  if (i0 > i1) return false;
-  g0 = i0 / LANES;
-  g1 = i1 / LANES;
-  return true;
-}
-
 // Eight pixels of a tile row as one GCC/Clang vector (one AVX register, two SSE ones).
 typedef float vf __attribute__((vector_size(32)));
 typedef std::int32_t vi __attribute__((vector_size(32)));
@@ -100,6 +85,62 @@ inline vf fmadd(vf a, vf b, vf c) {
 #else
   return a * b + c;
 #endif
+}
+
+inline vf v_sqrt(vf x) {
+#if defined(__AVX__)
+  __m256 r;
+  std::memcpy(&r, &x, 32);
+  r = _mm256_sqrt_ps(r);
+  vf o;
+  std::memcpy(&o, &r, 32);
+  return o;
+#else
+  vf o;
+  for (int l = 0; l < LANES; ++l) o[l] = std::sqrt(x[l]);
+  return o;
+#endif
+}
+inline vi v_floor_int(vf x) {  // x in [-1, TS + 1]
+  const vi t = __builtin_convertvector(x, vi);  // towards zero
+  return t - (__builtin_convertvector(t, vf) > x ? bci(1) : bci(0));
+}
+inline vi v_ceil_int(vf x) {
+  const vi t = __builtin_convertvector(x, vi);
+  return t + (__builtin_convertvector(t, vf) < x ? bci(1) : bci(0));
+}
+
+// render::ellipse_row_span_ops on eight rows at a time.
+struct RowOps {
+  using F = vf;
+  using M = vi;
+  static F splat(float x) { return bc(x); }
+  static M all(bool b) { return bci(b ? -1 : 0); }
+  static F sqrt(F x) { return v_sqrt(x); }
+  static F select(M m, F a, F b) { return m ? a : b; }
+};
+
+// Lane groups g0[r]..g1[r] of each row r of the tile (pixel centres x0 + c + 0.5) that the
+// cut ellipse can reach; g0 > g1 where it reaches none. Eight rows at a time: a square
+// root per row would otherwise be much of the work of a large splat.
+inline void row_groups(const SplatPacked& s, const render::RowSpanPrep& p, int x0, int y0, int ncols, int* g0,
+                       int* g1) {
+  const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
+  for (int r8 = 0; r8 < TS; r8 += LANES) {
+    const vf dy = (bc(float(y0 + r8)) + lane) + bc(0.5f) - bc(s.my);  // = float(y0 + r) + 0.5f - my
+    vf lo, hi;
+    const vi hit = render::ellipse_row_span_ops<RowOps>(p, dy, 1.0f, lo, hi);
+    vf c0 = bc(s.mx) + lo - bc(float(x0)) - bc(0.5f), c1 = bc(s.mx) + hi - bc(float(x0)) - bc(0.5f);
+    c0 = c0 < bc(-1.f) ? bc(-1.f) : (c0 > bc(float(TS + 1)) ? bc(float(TS + 1)) : c0);
+    c1 = c1 < bc(-1.f) ? bc(-1.f) : (c1 > bc(float(TS + 1)) ? bc(float(TS + 1)) : c1);
+    vi i0 = v_ceil_int(c0), i1 = v_floor_int(c1);
+    i0 = i0 < bci(0) ? bci(0) : i0;
+    i1 = i1 > bci(ncols - 1) ? bci(ncols - 1) : i1;
+    const vi any = hit & (i0 <= i1);
+    const vi a0 = any ? (i0 >> 3) : bci(1), a1 = any ? (i1 >> 3) : bci(0);  // i / LANES, i >= 0
+    std::memcpy(g0 + r8, &a0, sizeof(a0));
+    std::memcpy(g1 + r8, &a1, sizeof(a1));
+  }
 }
 
 // render::fast_exp on eight lanes: the same exp2 polynomial, evaluated with fmadd (equal to
@@ -171,12 +212,12 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
   int r0, r1;
   if (!splat_rows(s, y0, nrows, r0, r1)) return;
   const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
+  int g0[TS], g1[TS];
+  row_groups(s, sp, x0, y0, ncols, g0, g1);
   for (int r = r0; r <= r1; ++r) {
     if (row_live[r] == 0) continue;
     const float dy = float(y0 + r) + 0.5f - s.my;
-    int g0, g1;
-    if (!row_groups(s, sp, dy, x0, ncols, g0, g1)) continue;
-    for (int g = g0; g <= g1; ++g) {
+    for (int g = g0[r]; g <= g1[r]; ++g) {
       const int k = out.n;
       out.gi[k] = r * GROUPS + g;
       out.dy[k] = dy;
