@@ -85,6 +85,7 @@ struct ForwardState {
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
+  std::vector<std::uint32_t> d_first, d_slot, d_tile;  // instances in depth order (binning)
 };
 }  // namespace detail
 
@@ -408,19 +409,50 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
     }
   radix_sort(keys, order, st->keys2, st->order2, st->hist, threads_);
 
-  // stable counting sort of instances into tiles, chunked over the depth order
-  const int nchunks = std::max(1, std::min(threads_ * 4, int(order.size() / 2048) + 1));
-  const std::size_t chunk = (order.size() + std::size_t(nchunks) - 1) / std::size_t(nchunks);
-  std::vector<std::uint32_t>& cnt = st->hist;
-  cnt.assign(std::size_t(nchunks) * std::size_t(ntiles), 0u);
+  // stable counting sort of instances into tiles, chunked over the depth order. The
+  // instances' tiles are first copied into depth order (one gather per splat, whose loads
+  // are independent and overlap), so the count and scatter passes read them sequentially.
+  const std::size_t nvis = order.size();
+  std::uint32_t* d_first = grow(st->d_first, nvis + 1);  // first depth-major instance of rank s
+  std::uint32_t* d_slot = grow(st->d_slot, nvis);        // its first splat-major slot
   const std::uint32_t* offs = st->splat_inst_offsets.data();
+  const int nchunks = std::max(1, std::min(threads_ * 4, int(nvis / 2048) + 1));
+  const std::size_t chunk = (nvis + std::size_t(nchunks) - 1) / std::size_t(nchunks);
+  // exclusive prefix of the counts in depth order: chunk sums, their prefix, then each chunk
+  std::vector<std::uint32_t>& chunk_base = st->keys2;
+  chunk_base.assign(std::size_t(nchunks) + 1, 0u);
   parallel_for_chunks(nchunks, threads_, [&](int c) {
-    std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
-    const std::size_t b = std::size_t(c) * chunk, e = std::min(order.size(), b + chunk);
+    const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
+    std::uint32_t sum = 0;
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) ++h[inst_tile[k]];
+      d_slot[s] = offs[i];
+      d_first[s] = count[i];
+      sum += count[i];
     }
+    chunk_base[std::size_t(c) + 1] = sum;
+  });
+  for (int c = 0; c < nchunks; ++c) chunk_base[std::size_t(c) + 1] += chunk_base[std::size_t(c)];
+  parallel_for_chunks(nchunks, threads_, [&](int c) {
+    const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
+    std::uint32_t acc = chunk_base[std::size_t(c)];
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t n_s = d_first[s];
+      d_first[s] = acc;
+      acc += n_s;
+    }
+  });
+  d_first[nvis] = chunk_base[std::size_t(nchunks)];
+  std::uint32_t* d_tile = grow(st->d_tile, total);
+  std::vector<std::uint32_t>& cnt = st->hist;
+  cnt.assign(std::size_t(nchunks) * std::size_t(ntiles), 0u);
+  parallel_for_chunks(nchunks, threads_, [&](int c) {
+    const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
+    for (std::size_t s = b; s < e; ++s)
+      std::memcpy(d_tile + d_first[s], inst_tile + d_slot[s], sizeof(std::uint32_t) * (d_first[s + 1] - d_first[s]));
+    std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
+    if (b < e)
+      for (std::uint32_t q = d_first[b]; q < d_first[e]; ++q) ++h[d_tile[q]];
   });
   st->tile_offsets.resize(std::size_t(ntiles) + 1);
   std::uint32_t run = 0;
@@ -438,11 +470,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   st->inst_slot.resize(total);
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
-    const std::size_t b = std::size_t(c) * chunk, e = std::min(order.size(), b + chunk);
+    const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = order[s];
-      for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) {
-        const std::uint32_t pos = h[inst_tile[k]]++;
+      for (std::uint32_t q = d_first[s], k = d_slot[s]; q < d_first[s + 1]; ++q, ++k) {
+        const std::uint32_t pos = h[d_tile[q]]++;
         st->inst_splat[pos] = i;
         st->inst_slot[pos] = k;
       }
