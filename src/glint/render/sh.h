@@ -90,38 +90,40 @@ GLINT_HD inline Vec3<T> view_dir(Vec3<T> mean, const T* campos) {
   return normalize(Vec3<T>{mean.x - campos[0], mean.y - campos[1], mean.z - campos[2]});
 }
 
-// Colour of a splat seen along unit direction d: SH(d) + 0.5, clamped at 0.
+// Colour of a splat seen along unit direction d: SH(d) + 0.5, clamped at 0. When
+// `clamped` is given, bit c is set where channel c was clamped (its gradient is 0), so a
+// backend can hand it to sh_linear_vjp instead of evaluating the colour again.
 template <class T>
-GLINT_HD inline Vec3<T> sh_color(int deg, Vec3<T> d, const T* dc, const T* rest) {
+GLINT_HD inline Vec3<T> sh_color(int deg, Vec3<T> d, const T* dc, const T* rest, unsigned* clamped = nullptr) {
   T b[16];
   sh_basis(deg, d, b);
   T r[3];
+  unsigned bits = 0;
   for (int c = 0; c < 3; ++c) {
     T s = T(0);
     for (int k = 0; k < sh_coeff_count(deg); ++k) s += b[k] * sh_coeff(dc, rest, k, c);
     s += T(0.5);
-    r[c] = s > T(0) ? s : T(0);
+    const bool keep = s > T(0);
+    bits |= unsigned(!keep) << c;
+    r[c] = keep ? s : T(0);
   }
+  if (clamped) *clamped = bits;
   return {r[0], r[1], r[2]};
 }
 
-// VJP of sh_color through the view direction: writes d_dc[3], d_rest[45] (coefficients
-// above the active degree get 0) and adds dL/dmean (through the normalisation) to d_mean.
+// VJP of the unclamped colour SH(d) + 0.5 through the view direction: writes d_dc[3],
+// d_rest[45] (coefficients above the active degree get 0) and adds dL/dmean (through the
+// normalisation) to d_mean. sh_color_vjp is this with the clamped channels' d_color zeroed.
 template <class T>
-GLINT_HD inline void sh_color_vjp(int deg, Vec3<T> mean, const T* campos, const T* dc, const T* rest,
-                                  Vec3<T> d_color, T* d_dc, T* d_rest, Vec3<T>& d_mean) {
+GLINT_HD inline void sh_linear_vjp(int deg, Vec3<T> mean, const T* campos, const T* rest, Vec3<T> d_color, T* d_dc,
+                                   T* d_rest, Vec3<T>& d_mean) {
   Vec3<T> v{mean.x - campos[0], mean.y - campos[1], mean.z - campos[2]};
   T len = norm(v);
   Vec3<T> d = len > T(0) ? (T(1) / len) * v : Vec3<T>{T(0), T(0), T(1)};
   T b[16];
   sh_basis(deg, d, b);
   const int nk = sh_coeff_count(deg);
-  T g[3] = {d_color.x, d_color.y, d_color.z};
-  for (int c = 0; c < 3; ++c) {
-    T s = T(0);
-    for (int k = 0; k < nk; ++k) s += b[k] * sh_coeff(dc, rest, k, c);
-    if (!(s + T(0.5) > T(0))) g[c] = T(0);  // clamped: no gradient
-  }
+  const T g[3] = {d_color.x, d_color.y, d_color.z};
   for (int c = 0; c < 3; ++c) d_dc[c] = b[0] * g[c];
   for (int k = 1; k < 16; ++k)
     for (int c = 0; c < 3; ++c) d_rest[(k - 1) * 3 + c] = k < nk ? b[k] * g[c] : T(0);
@@ -130,12 +132,24 @@ GLINT_HD inline void sh_color_vjp(int deg, Vec3<T> mean, const T* campos, const 
   sh_basis_grad(deg, d, gb);
   Vec3<T> dd{T(0), T(0), T(0)};
   for (int k = 1; k < nk; ++k) {
-    T w = g[0] * sh_coeff(dc, rest, k, 0) + g[1] * sh_coeff(dc, rest, k, 1) + g[2] * sh_coeff(dc, rest, k, 2);
+    const T* r = rest + (k - 1) * 3;
+    T w = g[0] * r[0] + g[1] * r[1] + g[2] * r[2];
     dd = dd + w * gb[k];
   }
   // d = v/|v|: dL/dv = (dd - d (d . dd)) / |v|
   T dp = dot(d, dd);
   d_mean = d_mean + (T(1) / len) * (dd - dp * d);
+}
+
+// VJP of sh_color: the clamp decided again from the coefficients, then sh_linear_vjp.
+template <class T>
+GLINT_HD inline void sh_color_vjp(int deg, Vec3<T> mean, const T* campos, const T* dc, const T* rest,
+                                  Vec3<T> d_color, T* d_dc, T* d_rest, Vec3<T>& d_mean) {
+  unsigned clamped = 0;
+  sh_color(deg, view_dir(mean, campos), dc, rest, &clamped);
+  const Vec3<T> g{(clamped & 1u) ? T(0) : d_color.x, (clamped & 2u) ? T(0) : d_color.y,
+                  (clamped & 4u) ? T(0) : d_color.z};
+  sh_linear_vjp(deg, mean, campos, rest, g, d_dc, d_rest, d_mean);
 }
 
 }  // namespace GLINT_RENDER_NS

@@ -82,6 +82,7 @@ struct ForwardState {
   std::vector<std::uint32_t> inst_splat;          // [instances] splat id, tile-major
   std::vector<float> T_final, C_final, S_final, N_final, L_final, R_final;
   std::vector<std::int32_t> median_inst;
+  std::vector<std::uint8_t> sh_clamped;  // [N] bit c: colour channel c was clamped at 0
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
@@ -131,10 +132,11 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
 struct ProjectKernel {
   using Args = std::tuple<const ViewT<float>*, const GaussianModel*, int /*sh_degree*/, bool /*antialiased*/,
                           bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/,
-                          std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/>;
+                          std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/,
+                          std::uint8_t* /*clamped colour channels*/>;
   static void run(int i, const ViewT<float>* v, const GaussianModel* m, int deg, bool aa, bool normals,
                   SplatPacked* packed, int* radii, std::uint32_t* count, std::uint32_t* depth_key,
-                  std::uint64_t* tile_mask) {
+                  std::uint64_t* tile_mask, std::uint8_t* sh_clamped) {
     Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
     Quatf q = load_quat(m->quats.data(), i);
     render::Projected<float> pr;
@@ -152,8 +154,10 @@ struct ProjectKernel {
     s.z = pr.depth;
     s.ext_x = pr.ext_x;
     s.ext_y = pr.ext_y;
+    unsigned clamped = 0;
     Vec3f col = render::sh_color(deg, render::view_dir(mean, v->campos), m->sh_dc.data() + 3 * std::size_t(i),
-                                 m->sh_rest.data() + 45 * std::size_t(i));
+                                 m->sh_rest.data() + 45 * std::size_t(i), &clamped);
+    sh_clamped[i] = std::uint8_t(clamped);
     s.r = col.x;
     s.g = col.y;
     s.b = col.z;
@@ -295,8 +299,11 @@ struct VjpKernel {
     pg.normal[2] = sum[kRecNz];
     render::SplatGeomGrad<float> sg;
     render::project_splat_vjp(st->view, mean, ls, q, m->opacity_logits[si], st->settings.antialiased, pg, sg);
-    render::sh_color_vjp(st->sh_degree, mean, st->view.campos, m->sh_dc.data() + 3 * si, m->sh_rest.data() + 45 * si,
-                         Vec3f{sum[kRecR], sum[kRecG], sum[kRecBlue]}, d_dc, d_rest, sg.mean);
+    // through the colour clamp as the forward decided it, then the SH VJP
+    const unsigned cl = st->sh_clamped[si];
+    const Vec3f d_color{(cl & 1u) ? 0.f : sum[kRecR], (cl & 2u) ? 0.f : sum[kRecG], (cl & 4u) ? 0.f : sum[kRecBlue]};
+    render::sh_linear_vjp(st->sh_degree, mean, st->view.campos, m->sh_rest.data() + 45 * si, d_color, d_dc, d_rest,
+                          sg.mean);
     store3(g->means.data(), i, sg.mean);
     store3(g->log_scales.data(), i, sg.log_scale);
     store_quat(g->quats.data(), i, sg.quat);
@@ -375,8 +382,9 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::uint32_t* count = grow(st->count, st->n);
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
   std::uint64_t* tile_mask = grow(st->tile_mask, st->n);
+  st->sh_clamped.resize(st->n);
   launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
-                        st->packed.data(), out.radii.data(), count, depth_key, tile_mask);
+                        st->packed.data(), out.radii.data(), count, depth_key, tile_mask, st->sh_clamped.data());
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);
