@@ -36,11 +36,14 @@ GLINT_HD inline T sigmoid(T x) {
   return T(1) / (T(1) + std::exp(-x));
 }
 
-// 3D covariance Sigma = R S S R^T as 6 values (xx, xy, xz, yy, yz, zz); also returns R.
+// 3D covariance Sigma = R S S R^T as 6 values (xx, xy, xz, yy, yz, zz); also returns R
+// and the scales s = exp(log_scale).
 template <class T>
-GLINT_HD inline void covariance3d(Vec3<T> log_scale, Quat<T> q, T* cov6, Mat3<T>& R) {
+GLINT_HD inline void covariance3d(Vec3<T> log_scale, Quat<T> q, T* cov6, Mat3<T>& R, T* s) {
   R = quat_to_rotmat(q);
-  T s[3] = {std::exp(log_scale.x), std::exp(log_scale.y), std::exp(log_scale.z)};
+  s[0] = std::exp(log_scale.x);
+  s[1] = std::exp(log_scale.y);
+  s[2] = std::exp(log_scale.z);
   T M[9];
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) M[r * 3 + c] = R.m[r * 3 + c] * s[c];
@@ -88,9 +91,9 @@ GLINT_HD inline bool project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_
                                    T opacity_logit, bool antialiased, Projected<T>& out) {
   Vec3<T> pc = world_to_view(v, mean);
   if (!(pc.z >= v.near_plane)) return false;
-  T cov3[6];
+  T cov3[6], scale[3];
   Mat3<T> R;
-  covariance3d(log_scale, q, cov3, R);
+  covariance3d(log_scale, q, cov3, R, scale);
   T Tm[6];
   projection_jacobian(v, pc, Tm);
   // cov2 = Tm Sigma Tm^T
@@ -197,9 +200,9 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
                                        SplatGeomGrad<T>& out) {
   Vec3<T> pc = world_to_view(v, mean);
   T z = pc.z;
-  T cov3[6];
+  T cov3[6], s[3];
   Mat3<T> R;
-  covariance3d(log_scale, q, cov3, R);
+  covariance3d(log_scale, q, cov3, R, s);
   const T S[9] = {cov3[0], cov3[1], cov3[2], cov3[1], cov3[3], cov3[4], cov3[2], cov3[4], cov3[5]};
   T ux = pc.x / z, uy = pc.y / z;
   bool clx = ux < -v.lim_x_neg || ux > v.lim_x_pos;
@@ -267,7 +270,6 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
   dpc.z += -g.mean2d[0] * v.fx * pc.x / z2 - g.mean2d[1] * v.fy * pc.y / z2 + g.depth;
   out.mean = view_rotate_t(v, dpc);
   // Sigma3 = M M^T, M = R diag(s): dM = 2 dS M (dS symmetric)
-  T s[3] = {std::exp(log_scale.x), std::exp(log_scale.y), std::exp(log_scale.z)};
   T Mm[9];
   for (int r = 0; r < 3; ++r)
     for (int k = 0; k < 3; ++k) Mm[r * 3 + k] = R.m[r * 3 + k] * s[k];
