@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libomp-dev libnanoflann-dev
+  libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
 )
 
 missing=()
