@@ -117,18 +117,34 @@ template <class T> GLINT_HD inline Mat3<T> operator*(const Mat3<T>& A, const Mat
 template <class T> GLINT_HD inline Mat3<T> transpose(const Mat3<T>& A) {
   return {{A.m[0], A.m[3], A.m[6], A.m[1], A.m[4], A.m[7], A.m[2], A.m[5], A.m[8]}};
 }
+// Helpers that let one piece of per-element math run on plain numbers and, in the CPU
+// backend, on eight splats at once (backend/cpu/lanes.h overloads them for its lane type,
+// found by argument-dependent lookup). Comparisons give bool here and a lane mask there,
+// so branch-free code selects instead of branching.
+template <class T>
+GLINT_HD inline T lane_select(bool m, T a, T b) {
+  return m ? a : b;
+}
+GLINT_HD inline float lane_sqrt(float x) { return std::sqrt(x); }
+GLINT_HD inline double lane_sqrt(double x) { return std::sqrt(x); }
+GLINT_HD inline float lane_exp(float x) { return std::exp(x); }
+GLINT_HD inline double lane_exp(double x) { return std::exp(x); }
+
 template <class T> GLINT_HD inline Mat3<T> identity3() {
   return {{T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)}};
 }
 
 // Rotation of the quaternion (w, x, y, z), normalised here because stored quaternions
 // are not. A zero quaternion has no rotation to give; it maps to the identity.
+// Branch-free (lane_select), so that it also runs on lanes.
 template <class T>
 GLINT_HD inline Mat3<T> quat_to_rotmat(Quat<T> q) {
   T n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-  if (!(n2 > T(0))) return identity3<T>();
-  T s = T(1) / std::sqrt(n2);
-  T w = q.w * s, x = q.x * s, y = q.y * s, z = q.z * s;
+  const auto ok = n2 > T(0);
+  T s = T(1) / lane_sqrt(lane_select(ok, n2, T(1)));
+  // the zero quaternion becomes (1, 0, 0, 0), whose matrix below is exactly the identity
+  T w = lane_select(ok, q.w * s, T(1)), x = lane_select(ok, q.x * s, T(0)), y = lane_select(ok, q.y * s, T(0)),
+    z = lane_select(ok, q.z * s, T(0));
   return {{T(1) - T(2) * (y * y + z * z), T(2) * (x * y - w * z), T(2) * (x * z + w * y),
            T(2) * (x * y + w * z), T(1) - T(2) * (x * x + z * z), T(2) * (y * z - w * x),
            T(2) * (x * z - w * y), T(2) * (y * z + w * x), T(1) - T(2) * (x * x + y * y)}};

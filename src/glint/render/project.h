@@ -29,11 +29,11 @@ struct Projected {
 
 template <class T>
 GLINT_HD inline T clampv(T v, T lo, T hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
+  return lane_select(v < lo, lo, lane_select(v > hi, hi, v));
 }
 template <class T>
 GLINT_HD inline T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
+  return T(1) / (T(1) + lane_exp(-x));
 }
 
 // 3D covariance Sigma = R S S R^T as 6 values (xx, xy, xz, yy, yz, zz); also returns R
@@ -41,9 +41,9 @@ GLINT_HD inline T sigmoid(T x) {
 template <class T>
 GLINT_HD inline void covariance3d(Vec3<T> log_scale, Quat<T> q, T* cov6, Mat3<T>& R, T* s) {
   R = quat_to_rotmat(q);
-  s[0] = std::exp(log_scale.x);
-  s[1] = std::exp(log_scale.y);
-  s[2] = std::exp(log_scale.z);
+  s[0] = lane_exp(log_scale.x);
+  s[1] = lane_exp(log_scale.y);
+  s[2] = lane_exp(log_scale.z);
   T M[9];
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) M[r * 3 + c] = R.m[r * 3 + c] * s[c];
@@ -158,11 +158,12 @@ GLINT_HD inline Vec3<T> splat_normal(const ViewT<T>& v, Vec3<T> mean, Vec3<T> lo
 }
 
 // VJP of quat_to_rotmat (through the normalisation). A zero quaternion gets zero gradient.
+// Branch-free, like everything project_splat_vjp calls.
 template <class T>
 GLINT_HD inline Quat<T> quat_to_rotmat_vjp(Quat<T> q, const T* G) {
   T n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-  if (!(n2 > T(0))) return {T(0), T(0), T(0), T(0)};
-  T inv = T(1) / std::sqrt(n2);
+  const auto ok = n2 > T(0);
+  T inv = T(1) / lane_sqrt(lane_select(ok, n2, T(1)));
   T w = q.w * inv, x = q.x * inv, y = q.y * inv, z = q.z * inv;
   T gw = T(2) * (-z * G[1] + y * G[2] + z * G[3] - x * G[5] - y * G[6] + x * G[7]);
   T gx = T(2) * (y * G[1] + z * G[2] + y * G[3] - T(2) * x * G[4] - w * G[5] + z * G[6] + w * G[7] -
@@ -172,7 +173,8 @@ GLINT_HD inline Quat<T> quat_to_rotmat_vjp(Quat<T> q, const T* G) {
   T gz = T(2) * (T(-2) * z * G[0] - w * G[1] + x * G[2] + w * G[3] - T(2) * z * G[4] + y * G[5] +
                  x * G[6] + y * G[7]);
   T d = w * gw + x * gx + y * gy + z * gz;
-  return {(gw - w * d) * inv, (gx - x * d) * inv, (gy - y * d) * inv, (gz - z * d) * inv};
+  return {lane_select(ok, (gw - w * d) * inv, T(0)), lane_select(ok, (gx - x * d) * inv, T(0)),
+          lane_select(ok, (gy - y * d) * inv, T(0)), lane_select(ok, (gz - z * d) * inv, T(0))};
 }
 
 // Upstream gradients of one splat's projected quantities.
@@ -193,7 +195,8 @@ struct SplatGeomGrad {
 };
 
 // VJP of project_splat (and splat_normal) for a splat that project_splat kept. Writes the
-// gradients with respect to the raw parameters.
+// gradients with respect to the raw parameters. Branch-free (every per-splat decision is a
+// lane_select), so that the CPU backend runs it on eight splats at once.
 template <class T>
 GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_scale, Quat<T> q,
                                        T opacity_logit, bool antialiased, const ProjectedGrad<T>& g,
@@ -205,8 +208,8 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
   covariance3d(log_scale, q, cov3, R, s);
   const T S[9] = {cov3[0], cov3[1], cov3[2], cov3[1], cov3[3], cov3[4], cov3[2], cov3[4], cov3[5]};
   T ux = pc.x / z, uy = pc.y / z;
-  bool clx = ux < -v.lim_x_neg || ux > v.lim_x_pos;
-  bool cly = uy < -v.lim_y_neg || uy > v.lim_y_pos;
+  const auto clx = (ux < -v.lim_x_neg) | (ux > v.lim_x_pos);
+  const auto cly = (uy < -v.lim_y_neg) | (uy > v.lim_y_pos);
   T cux = clampv(ux, -v.lim_x_neg, v.lim_x_pos), cuy = clampv(uy, -v.lim_y_neg, v.lim_y_pos);
   T tx = z * cux, ty = z * cuy;
   T Tm[6];
@@ -221,7 +224,7 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
   T ratio = T(0);
   if (antialiased) {
     ratio = (a * c - b * b) * inv;
-    comp = ratio > T(0) ? std::sqrt(ratio) : T(0);
+    comp = lane_select(ratio > T(0), lane_sqrt(lane_select(ratio > T(0), ratio, T(1))), T(0));
   }
   out.opacity_logit = g.opacity * comp * sig * (T(1) - sig);
   // conic = inverse(Sigma'): dL/dSigma' = -M G M, M = conic as a symmetric matrix.
@@ -233,11 +236,12 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
   T ga = -(P00 * M00 + P01 * M01);
   T gb = -T(2) * (P00 * M01 + P01 * M11);
   T gc = -(P10 * M01 + P11 * M11);
-  if (antialiased && ratio > T(0)) {
-    T dr = g.opacity * sig * T(0.5) / comp;
-    ga += dr * (c - ratio * cd) * inv;
-    gc += dr * (a - ratio * ad) * inv;
-    gb += dr * (-T(2) * b + ratio * T(2) * b) * inv;
+  if (antialiased) {
+    const auto pos = ratio > T(0);
+    T dr = g.opacity * sig * T(0.5) / lane_select(pos, comp, T(1));
+    ga += lane_select(pos, dr * (c - ratio * cd) * inv, T(0));
+    gc += lane_select(pos, dr * (a - ratio * ad) * inv, T(0));
+    gb += lane_select(pos, dr * (-T(2) * b + ratio * T(2) * b) * inv, T(0));
   }
   // Sigma2 = Tm S Tm^T with G2 symmetric [[ga, gb/2], [gb/2, gc]].
   T G2[4] = {ga, T(0.5) * gb, T(0.5) * gb, gc};
@@ -262,8 +266,11 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
   Vec3<T> dpc{T(0), T(0), T(0)};
   dpc.z += -dJ00 * v.fx / z2 + dJ02 * T(2) * v.fx * tx / z3 - dJ11 * v.fy / z2 + dJ12 * T(2) * v.fy * ty / z3;
   T dtx = -dJ02 * v.fx / z2, dty = -dJ12 * v.fy / z2;
-  if (clx) dpc.z += dtx * cux; else dpc.x += dtx;
-  if (cly) dpc.z += dty * cuy; else dpc.y += dty;
+  // a clamped x/z makes tx depend on z only
+  dpc.z += lane_select(clx, dtx * cux, T(0));
+  dpc.x += lane_select(clx, T(0), dtx);
+  dpc.z += lane_select(cly, dty * cuy, T(0));
+  dpc.y += lane_select(cly, T(0), dty);
   // mean2d = (fx x/z + cx, fy y/z + cy), depth = z
   dpc.x += g.mean2d[0] * v.fx / z;
   dpc.y += g.mean2d[1] * v.fy / z;
@@ -282,12 +289,22 @@ GLINT_HD inline void project_splat_vjp(const ViewT<T>& v, Vec3<T> mean, Vec3<T> 
       ds[k] += dM * R.m[r * 3 + k];
     }
   out.log_scale = {ds[0] * s[0], ds[1] * s[1], ds[2] * s[2]};
-  // normal = sign * R[:, k]
-  int kmin = shortest_axis(log_scale);
-  Vec3<T> n{R.m[kmin], R.m[3 + kmin], R.m[6 + kmin]};
+  // normal = sign * R[:, k], k = shortest_axis(log_scale) as masks: k1 (y < x), k2 (z wins)
+  const auto k1 = log_scale.y < log_scale.x;
+  const auto k2 = log_scale.z < lane_select(k1, log_scale.y, log_scale.x);
+  const auto is0 = (!k1) & (!k2), is1 = k1 & (!k2);
+  Vec3<T> n;
+  n.x = lane_select(k2, R.m[2], lane_select(k1, R.m[1], R.m[0]));
+  n.y = lane_select(k2, R.m[5], lane_select(k1, R.m[4], R.m[3]));
+  n.z = lane_select(k2, R.m[8], lane_select(k1, R.m[7], R.m[6]));
   T toward = n.x * (mean.x - v.campos[0]) + n.y * (mean.y - v.campos[1]) + n.z * (mean.z - v.campos[2]);
-  T sg = toward > T(0) ? T(-1) : T(1);
-  for (int r = 0; r < 3; ++r) dR[r * 3 + kmin] += sg * g.normal[r];
+  T sg = lane_select(toward > T(0), T(-1), T(1));
+  for (int r = 0; r < 3; ++r) {
+    const T gn = sg * g.normal[r];
+    dR[r * 3] += lane_select(is0, gn, T(0));
+    dR[r * 3 + 1] += lane_select(is1, gn, T(0));
+    dR[r * 3 + 2] += lane_select(k2, gn, T(0));
+  }
   out.quat = quat_to_rotmat_vjp(q, dR);
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/cpu/lanes.h"
 #include "glint/backend/cpu/launch.h"
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/core/error.h"
@@ -258,59 +259,122 @@ void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& va
   }
 }
 
-// Sum of one splat's gradient records (fixed order), then the projection and SH VJPs.
+// The view with every number broadcast to eight lanes, for the lane VJP.
+render::ViewT<F8> lanes_view(const render::ViewT<float>& v) {
+  render::ViewT<F8> o;
+  for (int k = 0; k < 9; ++k) o.R[k] = F8(v.R[k]);
+  for (int k = 0; k < 3; ++k) {
+    o.t[k] = F8(v.t[k]);
+    o.campos[k] = F8(v.campos[k]);
+  }
+  o.fx = F8(v.fx);
+  o.fy = F8(v.fy);
+  o.cx = F8(v.cx);
+  o.cy = F8(v.cy);
+  o.lim_x_neg = F8(v.lim_x_neg);
+  o.lim_x_pos = F8(v.lim_x_pos);
+  o.lim_y_neg = F8(v.lim_y_neg);
+  o.lim_y_pos = F8(v.lim_y_pos);
+  o.near_plane = F8(v.near_plane);
+  o.width = v.width;
+  o.height = v.height;
+  return o;
+}
+
+inline F8 load_lanes(const float* a) {
+  f8v v;
+  std::memcpy(&v, a, sizeof(v));
+  return F8(v);
+}
+
+// Gradients of eight consecutive splats: each sums its records (fixed order), the
+// projection VJP runs on the eight as lanes, then each runs the SH VJP.
 struct VjpKernel {
   using Args = std::tuple<const detail::ForwardState*, const GaussianModel*, const float* /*records*/,
-                          ModelGrad*>;
-  static void run(int i, const detail::ForwardState* st, const GaussianModel* m, const float* rec, ModelGrad* g) {
-    const std::size_t si = std::size_t(i);
-    float sum[kRecordFloats] = {};
-    // the records of splat i are contiguous (backward writes instance p's record to slot
-    // inst_slot[p]), in tile order
-    for (std::uint32_t k = st->splat_inst_offsets[si]; k < st->splat_inst_offsets[si + 1]; ++k) {
-      const float* r = rec + std::size_t(k) * kRecordFloats;
-      for (int f = 0; f < kRecordFloats; ++f) sum[f] += r[f];
+                          const render::ViewT<F8>*, ModelGrad*>;
+  static void run(int block, const detail::ForwardState* st, const GaussianModel* m, const float* rec,
+                  const render::ViewT<F8>* view8, ModelGrad* g) {
+    constexpr int L = 8;
+    const std::size_t i0 = std::size_t(block) * L;
+    float sum[L][kRecordFloats] = {};
+    bool active[L];
+    int first = -1;
+    for (int l = 0; l < L; ++l) {
+      const std::size_t i = i0 + std::size_t(l);
+      active[l] = i < st->n && st->splat_inst_offsets[i] < st->splat_inst_offsets[i + 1];
+      if (!active[l]) continue;
+      if (first < 0) first = l;
+      // the records of splat i are contiguous (backward writes instance p's record to slot
+      // inst_slot[p]), in tile order
+      for (std::uint32_t k = st->splat_inst_offsets[i]; k < st->splat_inst_offsets[i + 1]; ++k) {
+        const float* r = rec + std::size_t(k) * kRecordFloats;
+        for (int f = 0; f < kRecordFloats; ++f) sum[l][f] += r[f];
+      }
     }
-    float* d_dc = g->sh_dc.data() + 3 * si;
-    float* d_rest = g->sh_rest.data() + 45 * si;
-    if (st->splat_inst_offsets[si] == st->splat_inst_offsets[si + 1]) {
-      store3(g->means.data(), i, Vec3f{0, 0, 0});
-      store3(g->log_scales.data(), i, Vec3f{0, 0, 0});
-      store_quat(g->quats.data(), i, Quatf{0, 0, 0, 0});
-      g->opacity_logits[si] = 0.f;
-      for (int c = 0; c < 3; ++c) d_dc[c] = 0.f;
-      for (int c = 0; c < 45; ++c) d_rest[c] = 0.f;
-      g->mean2d[2 * si] = g->mean2d[2 * si + 1] = 0.f;
-      g->mean2d_abs[si] = 0.f;
-      return;
+    render::SplatGeomGrad<F8> sg8;
+    if (first >= 0) {
+      // lane inputs, one row per quantity; a lane without a splat repeats the first active
+      // one (its results are dropped)
+      constexpr int kRows = 21;
+      const int rf[10] = {kRecMx, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecZ, kRecNx, kRecNy, kRecNz};
+      alignas(32) float in[kRows][L];
+      for (int l = 0; l < L; ++l) {
+        const int src_l = active[l] ? l : first;
+        const std::size_t i = i0 + std::size_t(src_l);
+        for (int c = 0; c < 3; ++c) {
+          in[c][l] = m->means[3 * i + std::size_t(c)];
+          in[3 + c][l] = m->log_scales[3 * i + std::size_t(c)];
+        }
+        for (int c = 0; c < 4; ++c) in[6 + c][l] = m->quats[4 * i + std::size_t(c)];
+        in[10][l] = m->opacity_logits[i];
+        for (int c = 0; c < 10; ++c) in[11 + c][l] = sum[src_l][rf[c]];
+      }
+      const Vec3<F8> mean{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])};
+      const Vec3<F8> ls{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])};
+      const Quat<F8> q{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])};
+      render::ProjectedGrad<F8> pg;
+      pg.mean2d[0] = load_lanes(in[11]);
+      pg.mean2d[1] = load_lanes(in[12]);
+      pg.conic[0] = load_lanes(in[13]);
+      pg.conic[1] = load_lanes(in[14]);
+      pg.conic[2] = load_lanes(in[15]);
+      pg.opacity = load_lanes(in[16]);
+      pg.depth = load_lanes(in[17]);
+      for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[18 + c]);
+      render::project_splat_vjp(*view8, mean, ls, q, load_lanes(in[10]), st->settings.antialiased, pg, sg8);
     }
-    Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
-    Quatf q = load_quat(m->quats.data(), i);
-    render::ProjectedGrad<float> pg;
-    pg.mean2d[0] = sum[kRecMx];
-    pg.mean2d[1] = sum[kRecMy];
-    pg.conic[0] = sum[kRecA];
-    pg.conic[1] = sum[kRecB];
-    pg.conic[2] = sum[kRecC];
-    pg.opacity = sum[kRecOpacity];
-    pg.depth = sum[kRecZ];
-    pg.normal[0] = sum[kRecNx];
-    pg.normal[1] = sum[kRecNy];
-    pg.normal[2] = sum[kRecNz];
-    render::SplatGeomGrad<float> sg;
-    render::project_splat_vjp(st->view, mean, ls, q, m->opacity_logits[si], st->settings.antialiased, pg, sg);
-    // through the colour clamp as the forward decided it, then the SH VJP
-    const unsigned cl = st->sh_clamped[si];
-    const Vec3f d_color{(cl & 1u) ? 0.f : sum[kRecR], (cl & 2u) ? 0.f : sum[kRecG], (cl & 4u) ? 0.f : sum[kRecBlue]};
-    render::sh_linear_vjp(st->sh_degree, mean, st->view.campos, m->sh_rest.data() + 45 * si, d_color, d_dc, d_rest,
-                          sg.mean);
-    store3(g->means.data(), i, sg.mean);
-    store3(g->log_scales.data(), i, sg.log_scale);
-    store_quat(g->quats.data(), i, sg.quat);
-    g->opacity_logits[si] = sg.opacity_logit;
-    g->mean2d[2 * si] = sum[kRecMx];
-    g->mean2d[2 * si + 1] = sum[kRecMy];
-    g->mean2d_abs[si] = std::sqrt(sum[kRecAbsX] * sum[kRecAbsX] + sum[kRecAbsY] * sum[kRecAbsY]);
+    for (int l = 0; l < L; ++l) {
+      const std::size_t si = i0 + std::size_t(l);
+      if (si >= st->n) break;
+      float* d_dc = g->sh_dc.data() + 3 * si;
+      float* d_rest = g->sh_rest.data() + 45 * si;
+      const long i = long(si);
+      if (!active[l]) {
+        store3(g->means.data(), i, Vec3f{0, 0, 0});
+        store3(g->log_scales.data(), i, Vec3f{0, 0, 0});
+        store_quat(g->quats.data(), i, Quatf{0, 0, 0, 0});
+        g->opacity_logits[si] = 0.f;
+        for (int c = 0; c < 3; ++c) d_dc[c] = 0.f;
+        for (int c = 0; c < 45; ++c) d_rest[c] = 0.f;
+        g->mean2d[2 * si] = g->mean2d[2 * si + 1] = 0.f;
+        g->mean2d_abs[si] = 0.f;
+        continue;
+      }
+      const float* sm = sum[l];
+      Vec3f d_mean{sg8.mean.x[l], sg8.mean.y[l], sg8.mean.z[l]};
+      // through the colour clamp as the forward decided it, then the SH VJP
+      const unsigned cl = st->sh_clamped[si];
+      const Vec3f d_color{(cl & 1u) ? 0.f : sm[kRecR], (cl & 2u) ? 0.f : sm[kRecG], (cl & 4u) ? 0.f : sm[kRecBlue]};
+      render::sh_linear_vjp(st->sh_degree, load3(m->means.data(), i), st->view.campos, m->sh_rest.data() + 45 * si,
+                            d_color, d_dc, d_rest, d_mean);
+      store3(g->means.data(), i, d_mean);
+      store3(g->log_scales.data(), i, Vec3f{sg8.log_scale.x[l], sg8.log_scale.y[l], sg8.log_scale.z[l]});
+      store_quat(g->quats.data(), i, Quatf{sg8.quat.w[l], sg8.quat.x[l], sg8.quat.y[l], sg8.quat.z[l]});
+      g->opacity_logits[si] = sg8.opacity_logit[l];
+      g->mean2d[2 * si] = sm[kRecMx];
+      g->mean2d[2 * si + 1] = sm[kRecMy];
+      g->mean2d_abs[si] = std::sqrt(sm[kRecAbsX] * sm[kRecAbsX] + sm[kRecAbsY] * sm[kRecAbsY]);
+    }
   }
 };
 
@@ -581,7 +645,9 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;
   parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
 
-  launch<VjpKernel>(int(st->n), threads_, st, &model, static_cast<const float*>(records), &grad);
+  const render::ViewT<F8> view8 = lanes_view(st->view);
+  launch<VjpKernel>(int((st->n + 7) / 8), threads_, st, &model, static_cast<const float*>(records),
+                    static_cast<const render::ViewT<F8>*>(&view8), &grad);
 }
 
 }  // namespace

@@ -1,0 +1,71 @@
+#pragma once
+// Eight floats as one number, so that the branch-free render/ math (project_splat_vjp and
+// what it calls) runs on eight splats at once in the CPU backend: the same source, each
+// lane computing exactly what the scalar code would for its splat, except that lane_exp is
+// render::fast_exp's polynomial rather than libm's expf. No lane reads another, so results
+// do not depend on how splats are grouped. GCC/Clang vector extensions: one AVX register
+// where the file is compiled for AVX, two SSE registers otherwise.
+#include <cmath>
+#include <cstdint>
+
+#include "glint/render/blend.h"
+
+namespace glint::cpu {
+
+typedef float f8v __attribute__((vector_size(32)));
+typedef std::int32_t i8v __attribute__((vector_size(32)));
+
+struct M8 {  // lane mask: all ones or zero per lane
+  i8v v;
+};
+
+struct F8 {
+  f8v v;
+  F8() = default;
+  F8(float x) : v{x, x, x, x, x, x, x, x} {}
+  F8(double x) : F8(float(x)) {}
+  F8(int x) : F8(float(x)) {}
+  explicit F8(f8v x) : v(x) {}
+  float operator[](int l) const { return v[l]; }
+};
+
+inline F8 operator+(F8 a, F8 b) { return F8(a.v + b.v); }
+inline F8 operator-(F8 a, F8 b) { return F8(a.v - b.v); }
+inline F8 operator*(F8 a, F8 b) { return F8(a.v * b.v); }
+inline F8 operator/(F8 a, F8 b) { return F8(a.v / b.v); }
+inline F8 operator-(F8 a) { return F8(-a.v); }
+inline F8& operator+=(F8& a, F8 b) { return a = a + b; }
+inline F8& operator-=(F8& a, F8 b) { return a = a - b; }
+inline F8& operator*=(F8& a, F8 b) { return a = a * b; }
+inline M8 operator<(F8 a, F8 b) { return M8{a.v < b.v}; }
+inline M8 operator>(F8 a, F8 b) { return M8{a.v > b.v}; }
+inline M8 operator<=(F8 a, F8 b) { return M8{a.v <= b.v}; }
+inline M8 operator>=(F8 a, F8 b) { return M8{a.v >= b.v}; }
+inline M8 operator&(M8 a, M8 b) { return M8{a.v & b.v}; }
+inline M8 operator|(M8 a, M8 b) { return M8{a.v | b.v}; }
+inline M8 operator!(M8 a) { return M8{~a.v}; }
+
+inline F8 lane_select(M8 m, F8 a, F8 b) { return F8(m.v ? a.v : b.v); }
+inline F8 lane_sqrt(F8 a) {
+  f8v r;
+  for (int l = 0; l < 8; ++l) r[l] = std::sqrt(a.v[l]);  // one vector sqrt without errno
+  return F8(r);
+}
+// render::fast_exp on eight lanes (the same operations, so the same results).
+inline F8 lane_exp(F8 a) {
+  const f8v lo = {-87.f, -87.f, -87.f, -87.f, -87.f, -87.f, -87.f, -87.f};
+  const f8v hi = {88.f, 88.f, 88.f, 88.f, 88.f, 88.f, 88.f, 88.f};
+  f8v x = a.v < lo ? lo : a.v;
+  x = x > hi ? hi : x;
+  const f8v magic = F8(12582912.f).v;
+  const f8v t = x * F8(1.44269504088896341f).v;
+  const f8v n = (t + magic) - magic;
+  const f8v f = t - n;
+  const f8v y = ((((F8(render::kExp2C5).v * f + F8(render::kExp2C4).v) * f + F8(render::kExp2C3).v) * f +
+                  F8(render::kExp2C2).v) * f + F8(render::kExp2C1).v) * f + F8(render::kExp2C0).v;
+  const i8v e = __builtin_convertvector(n, i8v);
+  const i8v e1 = e >> 1, e2 = e - e1;
+  return F8(y * (f8v)((e1 + 127) << 23) * (f8v)((e2 + 127) << 23));
+}
+
+}  // namespace glint::cpu
