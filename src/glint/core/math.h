@@ -129,6 +129,8 @@ GLINT_HD inline float lane_sqrt(float x) { return std::sqrt(x); }
 GLINT_HD inline double lane_sqrt(double x) { return std::sqrt(x); }
 GLINT_HD inline float lane_exp(float x) { return std::exp(x); }
 GLINT_HD inline double lane_exp(double x) { return std::exp(x); }
+GLINT_HD inline float lane_log(float x) { return std::log(x); }
+GLINT_HD inline double lane_log(double x) { return std::log(x); }
 
 template <class T> GLINT_HD inline Mat3<T> identity3() {
   return {{T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)}};

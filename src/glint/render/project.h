@@ -68,8 +68,8 @@ GLINT_HD inline void projection_jacobian(const ViewT<T>& v, Vec3<T> pc, T* Tm) {
 }
 
 template <class T>
-GLINT_HD inline bool finite_val(T x) {
-  return x - x == T(0);  // false for inf and NaN
+GLINT_HD inline auto finite_val(T x) {
+  return x - x == T(0);  // false for inf and NaN (a lane mask on lanes)
 }
 
 // Projects one Gaussian. Returns false when it is culled: behind the near plane, a
@@ -86,11 +86,14 @@ GLINT_HD inline void project_covariance(const T* Tm, const T* S, T* TS, T& a, T&
   c = TS[3] * Tm[3] + TS[4] * Tm[4] + TS[5] * Tm[5];
 }
 
+// Branch-free (every test narrows a `keep` mask instead of returning), so that the CPU
+// backend runs it on eight splats at once; returns bool for plain numbers. `out` is only
+// meaningful where the result is true.
 template <class T>
-GLINT_HD inline bool project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_scale, Quat<T> q,
+GLINT_HD inline auto project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_scale, Quat<T> q,
                                    T opacity_logit, bool antialiased, Projected<T>& out) {
   Vec3<T> pc = world_to_view(v, mean);
-  if (!(pc.z >= v.near_plane)) return false;
+  auto keep = pc.z >= v.near_plane;
   T cov3[6], scale[3];
   Mat3<T> R;
   covariance3d(log_scale, q, cov3, R, scale);
@@ -102,14 +105,14 @@ GLINT_HD inline bool project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_
   project_covariance(Tm, S, TS, a, b, c);
   T ad = a + T(kDilation), cd = c + T(kDilation);
   T det = ad * cd - b * b;
-  if (!(det > T(0)) || !finite_val(det)) return false;
+  keep = keep & (det > T(0)) & finite_val(det);
   T op = sigmoid(opacity_logit);
   if (antialiased) {
     T det0 = a * c - b * b;
     T r = det0 / det;
-    op *= r > T(0) ? std::sqrt(r) : T(0);
+    op *= lane_select(r > T(0), lane_sqrt(lane_select(r > T(0), r, T(1))), T(0));
   }
-  if (!(op >= T(kMinAlpha))) return false;
+  keep = keep & (op >= T(kMinAlpha));
   T inv = T(1) / det;
   out.conic[0] = cd * inv;
   out.conic[1] = -b * inv;
@@ -119,21 +122,20 @@ GLINT_HD inline bool project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_
   out.cov[2] = cd;
   out.depth = pc.z;
   out.opacity = op;
-  T ksq = T(2) * std::log(T(255) * op);
-  if (ksq > T(kMaxSigmaCutSq)) ksq = T(kMaxSigmaCutSq);
-  if (ksq < T(0)) ksq = T(0);
+  T ksq = T(2) * lane_log(T(255) * op);
+  ksq = lane_select(ksq > T(kMaxSigmaCutSq), T(kMaxSigmaCutSq), ksq);
+  ksq = lane_select(ksq < T(0), T(0), ksq);
   out.power_cut = T(0.5) * ksq;
-  out.ext_x = std::sqrt(ksq * ad);
-  out.ext_y = std::sqrt(ksq * cd);
+  out.ext_x = lane_sqrt(ksq * ad);
+  out.ext_y = lane_sqrt(ksq * cd);
   out.mx = v.fx * pc.x / pc.z + v.cx;
   out.my = v.fy * pc.y / pc.z + v.cy;
-  if (!finite_val(out.mx) || !finite_val(out.my) || !finite_val(out.ext_x) || !finite_val(out.ext_y))
-    return false;
+  keep = keep & finite_val(out.mx) & finite_val(out.my) & finite_val(out.ext_x) & finite_val(out.ext_y);
   // Any pixel centre (x + 0.5) inside the (slightly grown) bounding box?
   T gx = out.ext_x * T(1.001) + T(0.01), gy = out.ext_y * T(1.001) + T(0.01);
-  if (out.mx + gx < T(0.5) || out.mx - gx > T(v.width) - T(0.5)) return false;
-  if (out.my + gy < T(0.5) || out.my - gy > T(v.height) - T(0.5)) return false;
-  return true;
+  keep = keep & !(out.mx + gx < T(0.5)) & !(out.mx - gx > T(v.width) - T(0.5));
+  keep = keep & !(out.my + gy < T(0.5)) & !(out.my - gy > T(v.height) - T(0.5));
+  return keep;
 }
 
 // Unit normal of a splat in world space: the axis of its smallest scale (first one on

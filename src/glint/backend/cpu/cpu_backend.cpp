@@ -129,62 +129,112 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
   }
 }
 
-// Project one splat, pack what the tile kernels read, count the tiles it touches.
+// The view with every number broadcast to eight lanes, for the lane kernels.
+render::ViewT<F8> lanes_view(const render::ViewT<float>& v) {
+  render::ViewT<F8> o;
+  for (int k = 0; k < 9; ++k) o.R[k] = F8(v.R[k]);
+  for (int k = 0; k < 3; ++k) {
+    o.t[k] = F8(v.t[k]);
+    o.campos[k] = F8(v.campos[k]);
+  }
+  o.fx = F8(v.fx);
+  o.fy = F8(v.fy);
+  o.cx = F8(v.cx);
+  o.cy = F8(v.cy);
+  o.lim_x_neg = F8(v.lim_x_neg);
+  o.lim_x_pos = F8(v.lim_x_pos);
+  o.lim_y_neg = F8(v.lim_y_neg);
+  o.lim_y_pos = F8(v.lim_y_pos);
+  o.near_plane = F8(v.near_plane);
+  o.width = v.width;
+  o.height = v.height;
+  return o;
+}
+
+inline F8 load_lanes(const float* a) {
+  f8v v;
+  std::memcpy(&v, a, sizeof(v));
+  return F8(v);
+}
+
+// Project eight consecutive splats (the projection runs on them as lanes), then for each
+// kept one: colour, normal, pack what the tile kernels read, count the tiles it touches.
 struct ProjectKernel {
-  using Args = std::tuple<const ViewT<float>*, const GaussianModel*, int /*sh_degree*/, bool /*antialiased*/,
-                          bool /*normals*/, SplatPacked*, int* /*radii*/, std::uint32_t* /*tile count*/,
-                          std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/,
+  using Args = std::tuple<const ViewT<float>*, const render::ViewT<F8>*, const GaussianModel*, int /*sh_degree*/,
+                          bool /*antialiased*/, bool /*normals*/, SplatPacked*, int* /*radii*/,
+                          std::uint32_t* /*tile count*/, std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/,
                           std::uint8_t* /*clamped colour channels*/>;
-  static void run(int i, const ViewT<float>* v, const GaussianModel* m, int deg, bool aa, bool normals,
-                  SplatPacked* packed, int* radii, std::uint32_t* count, std::uint32_t* depth_key,
-                  std::uint64_t* tile_mask, std::uint8_t* sh_clamped) {
-    Vec3f mean = load3(m->means.data(), i), ls = load3(m->log_scales.data(), i);
-    Quatf q = load_quat(m->quats.data(), i);
-    render::Projected<float> pr;
-    radii[i] = 0;
-    count[i] = 0;
-    if (!render::project_splat(*v, mean, ls, q, m->opacity_logits[i], aa, pr)) return;
-    SplatPacked s{};
-    s.mx = pr.mx;
-    s.my = pr.my;
-    s.A = pr.conic[0];
-    s.B = pr.conic[1];
-    s.C = pr.conic[2];
-    s.opacity = pr.opacity;
-    s.power_cut = pr.power_cut;
-    s.z = pr.depth;
-    s.ext_x = pr.ext_x;
-    s.ext_y = pr.ext_y;
-    unsigned clamped = 0;
-    Vec3f col = render::sh_color(deg, render::view_dir(mean, v->campos), m->sh_dc.data() + 3 * std::size_t(i),
-                                 m->sh_rest.data() + 45 * std::size_t(i), &clamped);
-    sh_clamped[i] = std::uint8_t(clamped);
-    s.r = col.x;
-    s.g = col.y;
-    s.b = col.z;
-    if (normals) {
-      Vec3f n = render::splat_normal(*v, mean, ls, q);
-      s.nx = n.x;
-      s.ny = n.y;
-      s.nz = n.z;
+  static void run(int block, const ViewT<float>* v, const render::ViewT<F8>* view8, const GaussianModel* m, int deg,
+                  bool aa, bool normals, SplatPacked* packed, int* radii, std::uint32_t* count,
+                  std::uint32_t* depth_key, std::uint64_t* tile_mask, std::uint8_t* sh_clamped) {
+    constexpr int L = 8;
+    const std::size_t n = m->size(), i0 = std::size_t(block) * L;
+    // lane inputs, one row per quantity; lanes past the end repeat the last splat
+    alignas(32) float in[11][L];
+    for (int l = 0; l < L; ++l) {
+      const std::size_t i = std::min(i0 + std::size_t(l), n - 1);
+      for (int c = 0; c < 3; ++c) {
+        in[c][l] = m->means[3 * i + std::size_t(c)];
+        in[3 + c][l] = m->log_scales[3 * i + std::size_t(c)];
+      }
+      for (int c = 0; c < 4; ++c) in[6 + c][l] = m->quats[4 * i + std::size_t(c)];
+      in[10][l] = m->opacity_logits[i];
     }
-    std::uint32_t c = 0;
-    const TileRange tr = tile_range(s, v->width, v->height);
-    if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
-      std::uint64_t bits = 0;
-      for_each_tile(s, v->width, v->height, [&](int, int tx, int ty) {
-        bits |= std::uint64_t(1) << ((ty - tr.ty0) * tr.ntx + (tx - tr.tx0));
-      });
-      c = std::uint32_t(__builtin_popcountll(bits));
-      tile_mask[i] = bits;
-    } else {
-      for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+    render::Projected<F8> pr;
+    const M8 keep = render::project_splat(*view8, Vec3<F8>{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])},
+                                          Vec3<F8>{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])},
+                                          Quat<F8>{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])},
+                                          load_lanes(in[10]), aa, pr);
+    for (int l = 0; l < L; ++l) {
+      const std::size_t si = i0 + std::size_t(l);
+      if (si >= n) break;
+      const int i = int(si);
+      radii[i] = 0;
+      count[i] = 0;
+      if (!lane_on(keep, l)) continue;
+      const Vec3f mean = load3(m->means.data(), i);
+      SplatPacked s{};
+      s.mx = pr.mx[l];
+      s.my = pr.my[l];
+      s.A = pr.conic[0][l];
+      s.B = pr.conic[1][l];
+      s.C = pr.conic[2][l];
+      s.opacity = pr.opacity[l];
+      s.power_cut = pr.power_cut[l];
+      s.z = pr.depth[l];
+      s.ext_x = pr.ext_x[l];
+      s.ext_y = pr.ext_y[l];
+      unsigned clamped = 0;
+      Vec3f col = render::sh_color(deg, render::view_dir(mean, v->campos), m->sh_dc.data() + 3 * si,
+                                   m->sh_rest.data() + 45 * si, &clamped);
+      sh_clamped[i] = std::uint8_t(clamped);
+      s.r = col.x;
+      s.g = col.y;
+      s.b = col.z;
+      if (normals) {
+        Vec3f nrm = render::splat_normal(*v, mean, load3(m->log_scales.data(), i), load_quat(m->quats.data(), i));
+        s.nx = nrm.x;
+        s.ny = nrm.y;
+        s.nz = nrm.z;
+      }
+      std::uint32_t c = 0;
+      const TileRange tr = tile_range(s, v->width, v->height);
+      if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
+        std::uint64_t bits = 0;
+        for_each_tile(s, v->width, v->height, [&](int, int tx, int ty) {
+          bits |= std::uint64_t(1) << ((ty - tr.ty0) * tr.ntx + (tx - tr.tx0));
+        });
+        c = std::uint32_t(__builtin_popcountll(bits));
+        tile_mask[i] = bits;
+      } else {
+        for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+      }
+      if (c == 0) continue;
+      packed[i] = s;
+      count[i] = c;
+      std::memcpy(&depth_key[i], &s.z, 4);  // z >= near > 0: the float bits sort like the floats
+      radii[i] = int(std::ceil(std::min(std::max(s.ext_x, s.ext_y), 1e9f)));
     }
-    if (c == 0) return;
-    packed[i] = s;
-    count[i] = c;
-    std::memcpy(&depth_key[i], &s.z, 4);  // z >= near > 0: the float bits sort like the floats
-    radii[i] = int(std::ceil(std::min(std::max(pr.ext_x, pr.ext_y), 1e9f)));
   }
 };
 
@@ -257,34 +307,6 @@ void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& va
     keys.swap(k2);
     vals.swap(v2);
   }
-}
-
-// The view with every number broadcast to eight lanes, for the lane VJP.
-render::ViewT<F8> lanes_view(const render::ViewT<float>& v) {
-  render::ViewT<F8> o;
-  for (int k = 0; k < 9; ++k) o.R[k] = F8(v.R[k]);
-  for (int k = 0; k < 3; ++k) {
-    o.t[k] = F8(v.t[k]);
-    o.campos[k] = F8(v.campos[k]);
-  }
-  o.fx = F8(v.fx);
-  o.fy = F8(v.fy);
-  o.cx = F8(v.cx);
-  o.cy = F8(v.cy);
-  o.lim_x_neg = F8(v.lim_x_neg);
-  o.lim_x_pos = F8(v.lim_x_pos);
-  o.lim_y_neg = F8(v.lim_y_neg);
-  o.lim_y_pos = F8(v.lim_y_pos);
-  o.near_plane = F8(v.near_plane);
-  o.width = v.width;
-  o.height = v.height;
-  return o;
-}
-
-inline F8 load_lanes(const float* a) {
-  f8v v;
-  std::memcpy(&v, a, sizeof(v));
-  return F8(v);
 }
 
 // Gradients of eight consecutive splats: each sums its records (fixed order), the
@@ -447,8 +469,12 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
   std::uint64_t* tile_mask = grow(st->tile_mask, st->n);
   st->sh_clamped.resize(st->n);
-  launch<ProjectKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view), &model, st->sh_degree, settings.antialiased, settings.want_normal,
-                        st->packed.data(), out.radii.data(), count, depth_key, tile_mask, st->sh_clamped.data());
+  const render::ViewT<F8> view8 = lanes_view(st->view);
+  if (n > 0)
+    launch<ProjectKernel>((n + 7) / 8, threads_, static_cast<const ViewT<float>*>(&st->view),
+                          static_cast<const render::ViewT<F8>*>(&view8), &model, st->sh_degree, settings.antialiased,
+                          settings.want_normal, st->packed.data(), out.radii.data(), count, depth_key, tile_mask,
+                          st->sh_clamped.data());
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);

@@ -41,6 +41,7 @@ inline M8 operator<(F8 a, F8 b) { return M8{a.v < b.v}; }
 inline M8 operator>(F8 a, F8 b) { return M8{a.v > b.v}; }
 inline M8 operator<=(F8 a, F8 b) { return M8{a.v <= b.v}; }
 inline M8 operator>=(F8 a, F8 b) { return M8{a.v >= b.v}; }
+inline M8 operator==(F8 a, F8 b) { return M8{a.v == b.v}; }
 inline M8 operator&(M8 a, M8 b) { return M8{a.v & b.v}; }
 inline M8 operator|(M8 a, M8 b) { return M8{a.v | b.v}; }
 inline M8 operator!(M8 a) { return M8{~a.v}; }
@@ -67,5 +68,33 @@ inline F8 lane_exp(F8 a) {
   const i8v e1 = e >> 1, e2 = e - e1;
   return F8(y * (f8v)((e1 + 127) << 23) * (f8v)((e2 + 127) << 23));
 }
+
+// log for x > 0 (the opacity-aware cut, log(255 opacity)): the Cephes logf polynomial,
+// within a few ulp of libm. x = m 2^e with m in [sqrt(1/2), sqrt(2)).
+inline F8 lane_log(F8 a) {
+  const i8v bits = (i8v)a.v;
+  i8v e = ((bits >> 23) & 0xff) - 126;
+  f8v m = (f8v)((bits & 0x807fffff) | 0x3f000000);  // [0.5, 1)
+  const i8v small = m < F8(0.707106781186547524f).v;
+  e = e + small;  // small is -1 where true
+  m = (small ? m + m : m) - F8(1.f).v;
+  const f8v z = m * m;
+  f8v y = F8(7.0376836292E-2f).v;
+  y = y * m + F8(-1.1514610310E-1f).v;
+  y = y * m + F8(1.1676998740E-1f).v;
+  y = y * m + F8(-1.2420140846E-1f).v;
+  y = y * m + F8(1.4249322787E-1f).v;
+  y = y * m + F8(-1.6668057665E-1f).v;
+  y = y * m + F8(2.0000714765E-1f).v;
+  y = y * m + F8(-2.4999993993E-1f).v;
+  y = y * m + F8(3.3333331174E-1f).v;
+  y = y * m * z;
+  const f8v ef = __builtin_convertvector(e, f8v);
+  y = y + ef * F8(-2.12194440e-4f).v;
+  y = y - F8(0.5f).v * z;
+  return F8(m + y + ef * F8(0.693359375f).v);
+}
+
+inline bool lane_on(M8 m, int l) { return m.v[l] != 0; }
 
 }  // namespace glint::cpu
