@@ -48,6 +48,21 @@ using Vec4d = Vec4<double>;
 using Quatd = Quat<double>;
 using Mat3d = Mat3<double>;
 
+// Helpers that let one piece of per-element math run on plain numbers and, in the CPU
+// backend, on eight splats at once (backend/cpu/lanes.h overloads them for its lane type,
+// found by argument-dependent lookup). Comparisons give bool here and a lane mask there,
+// so branch-free code selects instead of branching.
+template <class T>
+GLINT_HD inline T lane_select(bool m, T a, T b) {
+  return m ? a : b;
+}
+GLINT_HD inline float lane_sqrt(float x) { return std::sqrt(x); }
+GLINT_HD inline double lane_sqrt(double x) { return std::sqrt(x); }
+GLINT_HD inline float lane_exp(float x) { return std::exp(x); }
+GLINT_HD inline double lane_exp(double x) { return std::exp(x); }
+GLINT_HD inline float lane_log(float x) { return std::log(x); }
+GLINT_HD inline double lane_log(double x) { return std::log(x); }
+
 template <class T>
 GLINT_HD inline Vec3<T> load3(const T* p, long i) {
   return {p[3 * i], p[3 * i + 1], p[3 * i + 2]};
@@ -96,7 +111,7 @@ template <class T> GLINT_HD inline T dot(Vec3<T> a, Vec3<T> b) { return a.x * b.
 template <class T> GLINT_HD inline Vec3<T> cross(Vec3<T> a, Vec3<T> b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-template <class T> GLINT_HD inline T norm(Vec3<T> a) { return std::sqrt(dot(a, a)); }
+template <class T> GLINT_HD inline T norm(Vec3<T> a) { return lane_sqrt(dot(a, a)); }
 template <class T> GLINT_HD inline Vec3<T> normalize(Vec3<T> a) {
   T n = norm(a);
   return n > T(0) ? (T(1) / n) * a : Vec3<T>{T(0), T(0), T(1)};
@@ -117,21 +132,6 @@ template <class T> GLINT_HD inline Mat3<T> operator*(const Mat3<T>& A, const Mat
 template <class T> GLINT_HD inline Mat3<T> transpose(const Mat3<T>& A) {
   return {{A.m[0], A.m[3], A.m[6], A.m[1], A.m[4], A.m[7], A.m[2], A.m[5], A.m[8]}};
 }
-// Helpers that let one piece of per-element math run on plain numbers and, in the CPU
-// backend, on eight splats at once (backend/cpu/lanes.h overloads them for its lane type,
-// found by argument-dependent lookup). Comparisons give bool here and a lane mask there,
-// so branch-free code selects instead of branching.
-template <class T>
-GLINT_HD inline T lane_select(bool m, T a, T b) {
-  return m ? a : b;
-}
-GLINT_HD inline float lane_sqrt(float x) { return std::sqrt(x); }
-GLINT_HD inline double lane_sqrt(double x) { return std::sqrt(x); }
-GLINT_HD inline float lane_exp(float x) { return std::exp(x); }
-GLINT_HD inline double lane_exp(double x) { return std::exp(x); }
-GLINT_HD inline float lane_log(float x) { return std::log(x); }
-GLINT_HD inline double lane_log(double x) { return std::log(x); }
-
 template <class T> GLINT_HD inline Mat3<T> identity3() {
   return {{T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)}};
 }

@@ -119,7 +119,11 @@ GLINT_HD inline void sh_linear_vjp(int deg, Vec3<T> mean, const T* campos, const
                                    T* d_rest, Vec3<T>& d_mean) {
   Vec3<T> v{mean.x - campos[0], mean.y - campos[1], mean.z - campos[2]};
   T len = norm(v);
-  Vec3<T> d = len > T(0) ? (T(1) / len) * v : Vec3<T>{T(0), T(0), T(1)};
+  // branch-free in the splat (lane_select), so that it also runs on lanes
+  const auto pos = len > T(0);
+  const T inv_len = T(1) / lane_select(pos, len, T(1));
+  Vec3<T> d{lane_select(pos, inv_len * v.x, T(0)), lane_select(pos, inv_len * v.y, T(0)),
+            lane_select(pos, inv_len * v.z, T(1))};
   T b[16];
   sh_basis(deg, d, b);
   const int nk = sh_coeff_count(deg);
@@ -127,7 +131,7 @@ GLINT_HD inline void sh_linear_vjp(int deg, Vec3<T> mean, const T* campos, const
   for (int c = 0; c < 3; ++c) d_dc[c] = b[0] * g[c];
   for (int k = 1; k < 16; ++k)
     for (int c = 0; c < 3; ++c) d_rest[(k - 1) * 3 + c] = k < nk ? b[k] * g[c] : T(0);
-  if (deg < 1 || !(len > T(0))) return;
+  if (deg < 1) return;
   Vec3<T> gb[16];
   sh_basis_grad(deg, d, gb);
   Vec3<T> dd{T(0), T(0), T(0)};
@@ -136,9 +140,10 @@ GLINT_HD inline void sh_linear_vjp(int deg, Vec3<T> mean, const T* campos, const
     T w = g[0] * r[0] + g[1] * r[1] + g[2] * r[2];
     dd = dd + w * gb[k];
   }
-  // d = v/|v|: dL/dv = (dd - d (d . dd)) / |v|
+  // d = v/|v|: dL/dv = (dd - d (d . dd)) / |v| (nothing where v = 0)
   T dp = dot(d, dd);
-  d_mean = d_mean + (T(1) / len) * (dd - dp * d);
+  const Vec3<T> dv = inv_len * (dd - dp * d);
+  d_mean = d_mean + Vec3<T>{lane_select(pos, dv.x, T(0)), lane_select(pos, dv.y, T(0)), lane_select(pos, dv.z, T(0))};
 }
 
 // VJP of sh_color: the clamp decided again from the coefficients, then sh_linear_vjp.

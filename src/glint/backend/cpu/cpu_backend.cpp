@@ -334,6 +334,7 @@ struct VjpKernel {
       }
     }
     render::SplatGeomGrad<F8> sg8;
+    alignas(32) float in_mean[3][L];
     if (first >= 0) {
       // lane inputs, one row per quantity; a lane without a splat repeats the first active
       // one (its results are dropped)
@@ -354,6 +355,7 @@ struct VjpKernel {
       const Vec3<F8> mean{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])};
       const Vec3<F8> ls{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])};
       const Quat<F8> q{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])};
+      for (int c = 0; c < 3; ++c) std::memcpy(in_mean[c], in[c], sizeof(in_mean[c]));
       render::ProjectedGrad<F8> pg;
       pg.mean2d[0] = load_lanes(in[11]);
       pg.mean2d[1] = load_lanes(in[12]);
@@ -364,6 +366,30 @@ struct VjpKernel {
       pg.depth = load_lanes(in[17]);
       for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[18 + c]);
       render::project_splat_vjp(*view8, mean, ls, q, load_lanes(in[10]), st->settings.antialiased, pg, sg8);
+    }
+    // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered back
+    alignas(32) float d_sh[48][L];
+    if (first >= 0) {
+      alignas(32) float rows[48][L];  // 45 coefficients, then d_color r, g, b
+      for (int l = 0; l < L; ++l) {
+        const int src_l = active[l] ? l : first;
+        const std::size_t i = i0 + std::size_t(src_l);
+        const float* rest = m->sh_rest.data() + 45 * i;
+        for (int k = 0; k < 45; ++k) rows[k][l] = rest[k];
+        const unsigned cl = st->sh_clamped[i];  // the colour clamp as the forward decided it
+        rows[45][l] = (cl & 1u) ? 0.f : sum[src_l][kRecR];
+        rows[46][l] = (cl & 2u) ? 0.f : sum[src_l][kRecG];
+        rows[47][l] = (cl & 4u) ? 0.f : sum[src_l][kRecBlue];
+      }
+      F8 rest8[45], d_dc8[3], d_rest8[45];
+      for (int k = 0; k < 45; ++k) rest8[k] = load_lanes(rows[k]);
+      const F8 campos8[3] = {view8->campos[0], view8->campos[1], view8->campos[2]};
+      const Vec3<F8> mean{load_lanes(in_mean[0]), load_lanes(in_mean[1]), load_lanes(in_mean[2])};
+      render::sh_linear_vjp(st->sh_degree, mean, campos8, rest8,
+                            Vec3<F8>{load_lanes(rows[45]), load_lanes(rows[46]), load_lanes(rows[47])}, d_dc8, d_rest8,
+                            sg8.mean);
+      for (int k = 0; k < 3; ++k) std::memcpy(d_sh[k], &d_dc8[k].v, sizeof(d_sh[k]));
+      for (int k = 0; k < 45; ++k) std::memcpy(d_sh[3 + k], &d_rest8[k].v, sizeof(d_sh[k]));
     }
     for (int l = 0; l < L; ++l) {
       const std::size_t si = i0 + std::size_t(l);
@@ -383,13 +409,9 @@ struct VjpKernel {
         continue;
       }
       const float* sm = sum[l];
-      Vec3f d_mean{sg8.mean.x[l], sg8.mean.y[l], sg8.mean.z[l]};
-      // through the colour clamp as the forward decided it, then the SH VJP
-      const unsigned cl = st->sh_clamped[si];
-      const Vec3f d_color{(cl & 1u) ? 0.f : sm[kRecR], (cl & 2u) ? 0.f : sm[kRecG], (cl & 4u) ? 0.f : sm[kRecBlue]};
-      render::sh_linear_vjp(st->sh_degree, load3(m->means.data(), i), st->view.campos, m->sh_rest.data() + 45 * si,
-                            d_color, d_dc, d_rest, d_mean);
-      store3(g->means.data(), i, d_mean);
+      for (int c = 0; c < 3; ++c) d_dc[c] = d_sh[c][l];
+      for (int k = 0; k < 45; ++k) d_rest[k] = d_sh[3 + k][l];
+      store3(g->means.data(), i, Vec3f{sg8.mean.x[l], sg8.mean.y[l], sg8.mean.z[l]});
       store3(g->log_scales.data(), i, Vec3f{sg8.log_scale.x[l], sg8.log_scale.y[l], sg8.log_scale.z[l]});
       store_quat(g->quats.data(), i, Quatf{sg8.quat.w[l], sg8.quat.x[l], sg8.quat.y[l], sg8.quat.z[l]});
       g->opacity_logits[si] = sg8.opacity_logit[l];
