@@ -84,6 +84,7 @@ struct ForwardState {
   std::vector<float> T_final, C_final, S_final, N_final, L_final, R_final;
   std::vector<std::int32_t> median_inst;
   std::vector<std::uint8_t> sh_clamped;  // [N] bit c: colour channel c was clamped at 0
+  std::vector<std::uint8_t> inst_acted;  // [instances] the instance blended or stopped a pixel
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
@@ -640,6 +641,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.L_final = L_final;
   fa.R_final = R_final;
   fa.median_inst = median_inst;
+  fa.inst_acted = grow(st->inst_acted, std::max<std::uint64_t>(1, total));
   const ForwardTileFn fwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::forward_tile : &portable::forward_tile;
   const unsigned flags = st->flags;
   parallel_for_tiles(ntiles, threads_, [&](int t) { fwd(fa, t, flags); });
@@ -688,6 +690,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.d_normal = gin.d_normal;
   ba.d_distortion = gin.d_distortion;
   ba.inst_slot = st->inst_slot.data();
+  ba.inst_acted = st->inst_acted.data();
   ba.records = records;
   const unsigned flags = st->flags & kBackwardFlags;
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;

@@ -254,12 +254,14 @@ void forward_impl(const TileForwardArgs& a, int tile) {
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     collect_groups(s, x0, y0, ncols, nrows, row_live, sg);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
+    std::uint8_t acted = 0;
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
       const AlphaV& av = sg.av[k];
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);
       if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
+      acted = 1;
       const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
@@ -290,6 +292,7 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       row_live[gi / GROUPS] -= nstop;
       total -= nstop;
     }
+    a.inst_acted[p] = acted;
   }
   for (int r = 0; r < nrows; ++r) {
     for (int c = 0; c < ncols; ++c) {
@@ -427,6 +430,13 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   SplatGroups sg;
   for (; p < end && total > 0; ++p) {
     float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
+    if (!a.inst_acted[p]) {
+      // the forward blended nothing and stopped no pixel here, so replaying the
+      // instance would change no state and add nothing (a quarter of the instances of a
+      // deep scene: splats behind finished pixels)
+      std::memset(rec, 0, sizeof(float) * kRecordFloats);
+      continue;
+    }
     vf acc[kRecordFloats];
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
