@@ -70,6 +70,7 @@ CpuSimd active_cpu_simd() {
 namespace detail {
 struct ForwardState {
   render::ViewT<float> view{};
+  render::ViewT<cpu::F8> view8{};  // the same view in eight lanes (projection and VJP blocks)
   RenderSettings settings{};
   int sh_degree = 0;
   unsigned flags = 0;
@@ -128,28 +129,6 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
         f(ty * tiles_x + tx, tx, ty);
     }
   }
-}
-
-// The view with every number broadcast to eight lanes, for the lane kernels.
-render::ViewT<F8> lanes_view(const render::ViewT<float>& v) {
-  render::ViewT<F8> o;
-  for (int k = 0; k < 9; ++k) o.R[k] = F8(v.R[k]);
-  for (int k = 0; k < 3; ++k) {
-    o.t[k] = F8(v.t[k]);
-    o.campos[k] = F8(v.campos[k]);
-  }
-  o.fx = F8(v.fx);
-  o.fy = F8(v.fy);
-  o.cx = F8(v.cx);
-  o.cy = F8(v.cy);
-  o.lim_x_neg = F8(v.lim_x_neg);
-  o.lim_x_pos = F8(v.lim_x_pos);
-  o.lim_y_neg = F8(v.lim_y_neg);
-  o.lim_y_pos = F8(v.lim_y_pos);
-  o.near_plane = F8(v.near_plane);
-  o.width = v.width;
-  o.height = v.height;
-  return o;
 }
 
 inline F8 load_lanes(const float* a) {
@@ -471,6 +450,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::shared_ptr<detail::ForwardState> st = take_state();
   const int W = camera.width, H = camera.height, TS = render::kTileSize;
   st->view = render::make_view<float>(camera, settings.near_plane);
+  st->view8 = render::make_view<F8>(camera, settings.near_plane);  // each lane = the float view
   st->settings = settings;
   st->sh_degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
   st->flags = (settings.want_depth ? kFlagDepth : 0u) | (settings.want_median_depth ? kFlagMedian : 0u) |
@@ -492,10 +472,9 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
   std::uint64_t* tile_mask = grow(st->tile_mask, st->n);
   st->sh_clamped.resize(st->n);
-  const render::ViewT<F8> view8 = lanes_view(st->view);
   if (n > 0)
     launch<ProjectKernel>((n + 7) / 8, threads_, static_cast<const ViewT<float>*>(&st->view),
-                          static_cast<const render::ViewT<F8>*>(&view8), &model, st->sh_degree, settings.antialiased,
+                          static_cast<const render::ViewT<F8>*>(&st->view8), &model, st->sh_degree, settings.antialiased,
                           settings.want_normal, st->packed.data(), out.radii.data(), count, depth_key, tile_mask,
                           st->sh_clamped.data());
 
@@ -696,9 +675,8 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   const BackwardTileFn bwd = active_cpu_simd() == CpuSimd::kAvx2 ? &avx2::backward_tile : &portable::backward_tile;
   parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
 
-  const render::ViewT<F8> view8 = lanes_view(st->view);
   launch<VjpKernel>(int((st->n + 7) / 8), threads_, st, &model, static_cast<const float*>(records),
-                    static_cast<const render::ViewT<F8>*>(&view8), &grad);
+                    static_cast<const render::ViewT<F8>*>(&st->view8), &grad);
 }
 
 }  // namespace
