@@ -72,9 +72,6 @@ GLINT_HD inline auto finite_val(T x) {
   return x - x == T(0);  // false for inf and NaN (a lane mask on lanes)
 }
 
-// Projects one Gaussian. Returns false when it is culled: behind the near plane, a
-// degenerate or non-finite 2D covariance, opacity below 1/255, or a cut ellipse that
-// misses every pixel centre of the image.
 // The 2D covariance (a b; b c) = Tm Sigma Tm^T of the 2x3 projection Jacobian Tm and the
 // full 3x3 covariance S; TS = Tm S is kept for the VJP.
 template <class T>
@@ -86,9 +83,11 @@ GLINT_HD inline void project_covariance(const T* Tm, const T* S, T* TS, T& a, T&
   c = TS[3] * Tm[3] + TS[4] * Tm[4] + TS[5] * Tm[5];
 }
 
-// Branch-free (every test narrows a `keep` mask instead of returning), so that the CPU
-// backend runs it on eight splats at once; returns bool for plain numbers. `out` is only
-// meaningful where the result is true.
+// Projects one Gaussian. Returns false when it is culled: behind the near plane, a
+// degenerate or non-finite 2D covariance, opacity below 1/255, or a cut ellipse that
+// misses every pixel centre of the image. Branch-free (every test narrows a `keep` mask
+// instead of returning), so that the CPU backend runs it on eight splats at once; returns
+// bool for plain numbers. `out` is only meaningful where the result is true.
 template <class T>
 GLINT_HD inline auto project_splat(const ViewT<T>& v, Vec3<T> mean, Vec3<T> log_scale, Quat<T> q,
                                    T opacity_logit, bool antialiased, Projected<T>& out) {
