@@ -26,10 +26,8 @@ __global__ void render_math_kernel(ViewT<float> view, const float* means, const 
   const float a = blend_alpha(0.5f, 0.7f, 9.f, G, clamped);
   const bool hit = ellipse_hits_rect(1.f, 2.f, 0.5f, 0.1f, 0.5f, 9.f, 0.f, 16.f, 0.f, 16.f);
   float lo = 0.f, hi = 0.f;
-  ellipse_row_span(0.5f, 0.1f, 0.5f, 9.f, 1.f, 0.f, lo, hi);
-  float lo2 = 0.f, hi2 = 0.f;
   const RowSpanPrep sp = ellipse_row_span_prep(0.5f, 0.1f, 0.5f, 9.f);
-  if (ellipse_row_span_at(sp, 1.f, 1.f, lo2, hi2)) lo += lo2 + hi2;
+  if (!ellipse_row_span_at(sp, 1.f, 0.f, lo, hi)) lo = hi = 0.f;
   store3(out, i, Vec3f{colour.x * a, colour.y + lo, colour.z + (hit ? hi : 0.f)});
   float d_op, d_mx, d_my, d_A, d_B, d_C;
   blend_alpha_vjp(clamped ? 0.f : 1.f, 0.5f, G, 0.5f, 0.1f, 0.5f, 1.f, 1.f, d_op, d_mx, d_my, d_A, d_B, d_C);

@@ -92,30 +92,9 @@ GLINT_HD inline bool ellipse_hits_rect(float mx, float my, float A, float B, flo
 }
 
 // For a row at offset dy from the mean, the interval of dx where the cut can pass, grown by
-// `pad` pixels. Returns false when the row misses the ellipse.
-GLINT_HD inline bool ellipse_row_span(float A, float B, float C, float power_cut, float dy, float pad,
-                                      float& lo, float& hi) {
-  float lim = 2.f * power_cut * (1.f + kCutSlackRel) + kCutSlackAbs;
-  // A dx^2 + 2 B dy dx + (C dy^2 - lim) <= 0; disc/.. = A lim - dy^2 (A C - B^2)
-  float AC = A * C, detc = AC - B * B;
-  if (!(detc > 1e-4f * AC)) {  // too thin to solve reliably in float: keep the whole row
-    lo = -3.0e38f;
-    hi = 3.0e38f;
-    return true;
-  }
-  float disc = A * lim - dy * dy * detc;
-  if (!(disc >= 0.f)) return false;
-  float s = std::sqrt(disc);
-  float c = -B * dy / A;
-  float h = s / A;
-  lo = c - h - pad - 1e-3f * (c < 0.f ? -c : c);
-  hi = c + h + pad + 1e-3f * (c < 0.f ? -c : c);
-  return true;
-}
-
-// ellipse_row_span split into a per-splat part and a per-row part without divisions, for
-// kernels that test many rows of one splat. At least as conservative as ellipse_row_span:
-// the reciprocal costs an extra rounding in c and h, covered by the extra 1e-5 |h| slack.
+// `pad` pixels (ellipse_row_span_at; false when the row misses the ellipse). Split into a
+// per-splat part and a per-row part without divisions, since kernels test many rows of one
+// splat: the reciprocal costs an extra rounding in c and h, covered by the 1e-5 |h| slack.
 struct RowSpanPrep {
   float inv_a;     // 1 / A
   float a_lim;     // A * lim
@@ -128,8 +107,9 @@ GLINT_HD inline RowSpanPrep ellipse_row_span_prep(float A, float B, float C, flo
   RowSpanPrep p;
   float lim = 2.f * power_cut * (1.f + kCutSlackRel) + kCutSlackAbs;
   float AC = A * C;
+  // A dx^2 + 2 B dy dx + (C dy^2 - lim) <= 0 has discriminant/4 = A lim - dy^2 (A C - B^2)
   p.detc = AC - B * B;
-  p.thin = !(p.detc > 1e-4f * AC);
+  p.thin = !(p.detc > 1e-4f * AC);  // too thin to solve reliably in float: keep whole rows
   p.inv_a = 1.f / A;
   p.a_lim = A * lim;
   p.nb_inv_a = -B * p.inv_a;
