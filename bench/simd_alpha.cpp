@@ -31,7 +31,7 @@ namespace {
 
 struct Group {
   std::uint32_t splat;
-  float px0, dy;
+  float px0, dy;  // the 4x2 lane block's first pixel centre; dy of its upper row
 };
 
 struct Sums {
@@ -74,7 +74,9 @@ Sums run_gcc_vector(const std::vector<SplatPacked>& splats, const std::vector<Gr
   vf acc = bc(0.f);
   long cand = 0;
   for (const Group& g : groups) {
-    const AlphaV a = alpha_v(splats[g.splat], g.px0, g.dy);
+    const SplatPacked& s = splats[g.splat];
+    const vf dy = bc(g.dy) + vf{0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
+    const AlphaV a = alpha_v(s, g.px0, PairRows{bc(s.B) * dy, bc(0.5f * s.C) * dy * dy});
     acc += a.cand ? a.al : bc(0.f);
     cand += lanes_set(a.cand);
   }
@@ -106,14 +108,17 @@ template <bool kHighwayExp>
 Sums run_hwy(const std::vector<SplatPacked>& splats, const std::vector<Group>& groups) {
   const hn::FixedTag<float, 8> d;
   using V = hn::Vec<decltype(d)>;
-  const V lane = hn::Iota(d, 0.f);
+  alignas(32) const float col_init[8] = {0.f, 1.f, 2.f, 3.f, 0.f, 1.f, 2.f, 3.f};
+  alignas(32) const float row_init[8] = {0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
+  const V col = hn::Load(d, col_init), row = hn::Load(d, row_init);
   V acc = hn::Zero(d);
   long cand = 0;
   for (const Group& g : groups) {
     const SplatPacked& s = splats[g.splat];
-    const V dx = hn::Sub(hn::Add(hn::Set(d, g.px0), lane), hn::Set(d, s.mx));
-    const V power = hn::MulAdd(hn::MulAdd(hn::Set(d, 0.5f * s.A), dx, hn::Set(d, s.B * g.dy)), dx,
-                               hn::Set(d, 0.5f * s.C * g.dy * g.dy));
+    const V dx = hn::Sub(hn::Add(hn::Set(d, g.px0), col), hn::Set(d, s.mx));
+    const V dy = hn::Add(hn::Set(d, g.dy), row);
+    const V power = hn::MulAdd(hn::MulAdd(hn::Set(d, 0.5f * s.A), dx, hn::Mul(hn::Set(d, s.B), dy)), dx,
+                               hn::Mul(hn::Mul(hn::Set(d, 0.5f * s.C), dy), dy));
     V G;
     if constexpr (kHighwayExp)
       G = hn::Exp(d, hn::Neg(power));

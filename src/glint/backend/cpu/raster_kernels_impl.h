@@ -27,7 +27,15 @@ namespace {
 constexpr int TS = render::kTileSize;
 constexpr int TP = TS * TS;
 constexpr int LANES = 8;
-constexpr int GROUPS = TS / LANES;
+// A lane group is a block of QW x QH pixels, four columns of two rows. Most splats of a
+// scene cover a few pixels each way, and a 4x2 block wastes fewer lanes on them than a row
+// of eight (docs/RASTERIZER.md has the measured fill).
+constexpr int QW = 4, QH = 2, QW_SHIFT = 2;
+static_assert(QW * QH == LANES && (1 << QW_SHIFT) == QW);
+constexpr int GROUPS = TS / QW;  // lane groups per row pair
+constexpr int PAIRS = TS / QH;   // row pairs per tile
+inline int group_of(int r, int c) { return (r / QH) * GROUPS + c / QW; }
+inline int lane_of(int r, int c) { return (r % QH) * QW + c % QW; }
 constexpr std::uint32_t kPrefetch = 8;  // splats are read in depth order, scattered in memory
 
 // Rows of the tile (0..nrows-1) the splat's bounding box covers.
@@ -45,6 +53,7 @@ inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1
 typedef float vf __attribute__((vector_size(32)));
 typedef std::int32_t vi __attribute__((vector_size(32)));
 constexpr int NG = TP / LANES;  // lane groups per tile
+static_assert(NG == GROUPS * PAIRS);
 
 inline vf bc(float x) { return vf{x, x, x, x, x, x, x, x}; }
 inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
@@ -120,14 +129,22 @@ struct RowOps {
   static F select(M m, F a, F b) { return m ? a : b; }
 };
 
-// Lane groups g0[r]..g1[r] of each row r of the tile (pixel centres x0 + c + 0.5) that the
-// cut ellipse can reach; g0 > g1 where it reaches none. Eight rows at a time: a square
-// root per row would otherwise be much of the work of a large splat.
-inline void row_groups(const SplatPacked& s, const render::RowSpanPrep& p, int x0, int y0, int ncols, int* g0,
-                       int* g1) {
+// Lane groups g0[q]..g1[q] of each row pair q of the tile (pixel centres x0 + c + 0.5) that
+// the cut ellipse can reach in rows r0..r1; g0 > g1 where it reaches none. The row spans
+// come eight rows at a time (a square root per row would otherwise be much of the work of
+// a large splat), then each pair takes the union of its two rows.
+inline void pair_groups(const SplatPacked& s, const render::RowSpanPrep& p, int x0, int y0, int ncols, int r0, int r1,
+                        int* g0, int* g1) {
   const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
-  for (int r8 = 0; r8 < TS; r8 += LANES) {
-    const vf dy = (bc(float(y0 + r8)) + lane) + bc(0.5f) - bc(s.my);  // = float(y0 + r) + 0.5f - my
+  const vi lanei = {0, 1, 2, 3, 4, 5, 6, 7};
+  static_assert(TS == 2 * LANES);
+  vi first[2], last[2];  // per row of each half tile: first and last column reached
+  for (int h = 0; h < 2; ++h) {
+    const int rb = h * LANES;
+    first[h] = bci(TS);
+    last[h] = bci(-1);
+    if (rb > r1 || rb + LANES - 1 < r0) continue;
+    const vf dy = (bc(float(y0 + rb)) + lane) + bc(0.5f) - bc(s.my);  // = float(y0 + r) + 0.5f - my
     vf lo, hi;
     const vi hit = render::ellipse_row_span_ops<RowOps>(p, dy, 1.0f, lo, hi);
     vf c0 = bc(s.mx) + lo - bc(float(x0)) - bc(0.5f), c1 = bc(s.mx) + hi - bc(float(x0)) - bc(0.5f);
@@ -136,11 +153,21 @@ inline void row_groups(const SplatPacked& s, const render::RowSpanPrep& p, int x
     vi i0 = v_ceil_int(c0), i1 = v_floor_int(c1);
     i0 = i0 < bci(0) ? bci(0) : i0;
     i1 = i1 > bci(ncols - 1) ? bci(ncols - 1) : i1;
-    const vi any = hit & (i0 <= i1);
-    const vi a0 = any ? (i0 >> 3) : bci(1), a1 = any ? (i1 >> 3) : bci(0);  // i / LANES, i >= 0
-    std::memcpy(g0 + r8, &a0, sizeof(a0));
-    std::memcpy(g1 + r8, &a1, sizeof(a1));
+    const vi row = bci(rb) + lanei;
+    const vi any = hit & (i0 <= i1) & (row >= bci(r0)) & (row <= bci(r1));
+    first[h] = any ? i0 : first[h];
+    last[h] = any ? i1 : last[h];
   }
+  const vi f_even = __builtin_shufflevector(first[0], first[1], 0, 2, 4, 6, 8, 10, 12, 14);
+  const vi f_odd = __builtin_shufflevector(first[0], first[1], 1, 3, 5, 7, 9, 11, 13, 15);
+  const vi l_even = __builtin_shufflevector(last[0], last[1], 0, 2, 4, 6, 8, 10, 12, 14);
+  const vi l_odd = __builtin_shufflevector(last[0], last[1], 1, 3, 5, 7, 9, 11, 13, 15);
+  // an empty pair keeps TS / QW > -1 / QW (arithmetic shift): g0 > g1
+  const vi a0 = (f_even < f_odd ? f_even : f_odd) >> QW_SHIFT;
+  const vi a1 = (l_even > l_odd ? l_even : l_odd) >> QW_SHIFT;
+  static_assert(PAIRS == LANES);
+  std::memcpy(g0, &a0, sizeof(a0));
+  std::memcpy(g1, &a1, sizeof(a1));
 }
 
 // render::fast_exp on eight lanes: the same exp2 polynomial, evaluated with fmadd (equal to
@@ -169,12 +196,25 @@ struct AlphaV {
   vf dx, G, al;
   vi clamped, cand;
 };
-inline AlphaV alpha_v(const SplatPacked& s, float px0, float dy) {
-  const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
+// Offsets from the mean in y of the lanes of row pair q, and the power's terms that depend
+// on them alone (shared by the pair's lane groups).
+inline vf pair_dy(const SplatPacked& s, int y0, int q) {
+  const vf row = {0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
+  return (bc(float(y0 + q * QH) + 0.5f) + row) - bc(s.my);
+}
+struct PairRows {
+  vf bdy, cdy;  // B dy and C dy^2 / 2
+};
+inline PairRows pair_rows(const SplatPacked& s, int y0, int q) {
+  const vf dy = pair_dy(s, y0, q);
+  return {bc(s.B) * dy, bc(0.5f * s.C) * dy * dy};
+}
+inline AlphaV alpha_v(const SplatPacked& s, float px0, const PairRows& rows) {
+  const vf col = {0.f, 1.f, 2.f, 3.f, 0.f, 1.f, 2.f, 3.f};
   AlphaV o;
-  o.dx = (bc(px0) + lane) - bc(s.mx);
-  // power = A dx^2 / 2 + B dx dy + C dy^2 / 2 in Horner form: the dy terms are per row
-  const vf power = fmadd(fmadd(bc(0.5f * s.A), o.dx, bc(s.B * dy)), o.dx, bc(0.5f * s.C * dy * dy));
+  o.dx = (bc(px0) + col) - bc(s.mx);
+  // power = A dx^2 / 2 + B dx dy + C dy^2 / 2 in Horner form
+  const vf power = fmadd(fmadd(bc(0.5f * s.A), o.dx, rows.bdy), o.dx, rows.cdy);
   o.G = v_exp(-power);
   const vf raw = bc(s.opacity) * o.G;
   o.clamped = raw > bc(float(render::kMaxAlpha));
@@ -203,25 +243,24 @@ inline StepV step_v(const AlphaV& a, vf t, vi live) {
 struct SplatGroups {
   int n = 0;
   int gi[NG];
-  float dy[NG];
   AlphaV av[NG];
 };
-inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int nrows, const int* row_live,
-                           SplatGroups& out) {
+inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int nrows, const int* pair_live,
+                           const vi* live, SplatGroups& out) {
   out.n = 0;
   int r0, r1;
   if (!splat_rows(s, y0, nrows, r0, r1)) return;
   const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
-  int g0[TS], g1[TS];
-  row_groups(s, sp, x0, y0, ncols, g0, g1);
-  for (int r = r0; r <= r1; ++r) {
-    if (row_live[r] == 0) continue;
-    const float dy = float(y0 + r) + 0.5f - s.my;
-    for (int g = g0[r]; g <= g1[r]; ++g) {
+  int g0[PAIRS], g1[PAIRS];
+  pair_groups(s, sp, x0, y0, ncols, r0, r1, g0, g1);
+  for (int q = r0 / QH; q <= r1 / QH; ++q) {
+    if (pair_live[q] == 0 || g0[q] > g1[q]) continue;
+    const PairRows rows = pair_rows(s, y0, q);
+    for (int g = g0[q]; g <= g1[q]; ++g) {
+      if (lane_bits(live[q * GROUPS + g]) == 0) continue;  // every pixel of the block is finished
       const int k = out.n;
-      out.gi[k] = r * GROUPS + g;
-      out.dy[k] = dy;
-      out.av[k] = alpha_v(s, float(x0 + g * LANES) + 0.5f, dy);
+      out.gi[k] = q * GROUPS + g;
+      out.av[k] = alpha_v(s, float(x0 + g * QW) + 0.5f, rows);
       out.n += lane_bits(out.av[k].cand) != 0;  // keep only groups where something can happen
     }
   }
@@ -237,11 +276,11 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   // distortion: Dh = half of it so far, R = sum w (z - Z0), Z0 = depth of the first blended splat
   vf T[NG], Cr[NG], Cg[NG], Cb[NG], S[NG], Nx[NG], Ny[NG], Nz[NG], Med[NG], Cnt[NG], Dh[NG], R[NG], Z0[NG];
   vi Live[NG], MedI[NG];
-  int row_live[TS];
-  for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
+  int pair_live[PAIRS];  // live pixels per row pair
+  for (int q = 0; q < PAIRS; ++q) pair_live[q] = ncols * std::clamp(nrows - q * QH, 0, QH);
   for (int gi = 0; gi < NG; ++gi) {
-    const int r = gi / GROUPS, c0 = (gi % GROUPS) * LANES;
-    for (int l = 0; l < LANES; ++l) Live[gi][l] = (r < nrows && c0 + l < ncols) ? -1 : 0;
+    const int r0 = (gi / GROUPS) * QH, c0 = (gi % GROUPS) * QW;
+    for (int l = 0; l < LANES; ++l) Live[gi][l] = (r0 + l / QW < nrows && c0 + l % QW < ncols) ? -1 : 0;
     T[gi] = bc(1.f);
     Cr[gi] = Cg[gi] = Cb[gi] = S[gi] = Nx[gi] = Ny[gi] = Nz[gi] = Med[gi] = Cnt[gi] = Dh[gi] = R[gi] = Z0[gi] = bc(0.f);
     MedI[gi] = bci(-1);
@@ -252,7 +291,7 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   for (std::uint32_t p = begin; p < end && total > 0; ++p) {
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    collect_groups(s, x0, y0, ncols, nrows, row_live, sg);
+    collect_groups(s, x0, y0, ncols, nrows, pair_live, Live, sg);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
     std::uint8_t acted = 0;
     for (int k = 0; k < sg.n; ++k) {
@@ -289,14 +328,14 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       }
       if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
       T[gi] = st.ok ? st.tn : t;
-      row_live[gi / GROUPS] -= nstop;
+      pair_live[gi / GROUPS] -= nstop;
       total -= nstop;
     }
     a.inst_acted[p] = acted;
   }
   for (int r = 0; r < nrows; ++r) {
     for (int c = 0; c < ncols; ++c) {
-      const int gi = r * GROUPS + c / LANES, l = c % LANES;
+      const int gi = group_of(r, c), l = lane_of(r, c);
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
       const float t = T[gi][l];
       a.T_final[pix] = t;
@@ -371,8 +410,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   vi MedI[NG], Live[NG];
   // running state; distortion: PW = prefix of w_i dL/dw_i, PR = prefix of R, Z0 as in forward
   vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG], PW[NG], PR[NG], Z0[NG];
-  int row_live[TS];
-  for (int r = 0; r < TS; ++r) row_live[r] = r < nrows ? ncols : 0;
+  int pair_live[PAIRS];
+  for (int q = 0; q < PAIRS; ++q) pair_live[q] = ncols * std::clamp(nrows - q * QH, 0, QH);
   for (int gi = 0; gi < NG; ++gi) {
     T[gi] = Tf[gi] = bc(1.f);
     GP[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = PW[gi] = PR[gi] = Z0[gi] = bc(0.f);
@@ -383,7 +422,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   }
   for (int r = 0; r < nrows; ++r) {
     for (int c = 0; c < ncols; ++c) {
-      const int gi = r * GROUPS + c / LANES, l = c % LANES;
+      const int gi = group_of(r, c), l = lane_of(r, c);
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
       Live[gi][l] = -1;
       Tf[gi][l] = a.T_final[pix];
@@ -441,14 +480,14 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    collect_groups(s, x0, y0, ncols, nrows, row_live, sg);
+    collect_groups(s, x0, y0, ncols, nrows, pair_live, Live, sg);
     const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
       const AlphaV& av = sg.av[k];
-      const vf dyv = bc(sg.dy[k]);
+      const vf dyv = pair_dy(s, y0, gi / GROUPS);
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);
       if (lane_bits(st.ok | st.stop) == 0) continue;
@@ -507,7 +546,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
       acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
       T[gi] = st.ok ? st.tn : t;
-      row_live[gi / GROUPS] -= nstop;
+      pair_live[gi / GROUPS] -= nstop;
       total -= nstop;
     }
     // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
