@@ -24,7 +24,9 @@ __global__ void render_math_kernel(ViewT<float> view, const float* means, const 
   float G = 0.f;
   bool clamped = false;
   const float a = blend_alpha(0.5f, 0.7f, 9.f, G, clamped);
-  const bool hit = ellipse_hits_rect(1.f, 2.f, 0.5f, 0.1f, 0.5f, 9.f, 0.f, 16.f, 0.f, 16.f);
+  float c0 = 0.f, c1 = 0.f;
+  tile_centre_span(1, 3, 40, c0, c1);
+  const bool hit = ellipse_hits_rect(1.f, 2.f, 0.5f, 0.1f, 0.5f, 9.f, c0, c1, 0.f, 16.f);
   float lo = 0.f, hi = 0.f;
   const RowSpanPrep sp = ellipse_row_span_prep(0.5f, 0.1f, 0.5f, 9.f);
   if (!ellipse_row_span_at(sp, 1.f, 0.f, lo, hi)) lo = hi = 0.f;

@@ -40,15 +40,25 @@ GLINT_HD inline PixelRect splat_pixel_rect(float mx, float my, float ext_x, floa
   return r;
 }
 
+// Pixel-centre coordinates [c0, c1] of the pixels of tile t (along one axis) that lie in
+// the pixel index range [p0, p1]: the rectangle a tile test checks.
+GLINT_HD inline void tile_centre_span(int t, int p0, int p1, float& c0, float& c1) {
+  const int a = t * kTileSize, b = a + kTileSize - 1;
+  c0 = float(a > p0 ? a : p0) + 0.5f;
+  c1 = float(b < p1 ? b : p1) + 0.5f;
+}
+
 // Minimum of q(d) = A dx^2 + 2 B dx dy + C dy^2 along the segment dx = X, dy in [y0, y1],
 // given nb_over_c = -B / C (0 when C <= 0). Returns the minimum minus a bound on its
-// rounding error (so the caller stays conservative).
-GLINT_HD inline float quad_min_on_vertical(float A, float B, float C, float nb_over_c, float X, float y0, float y1) {
-  float y = nb_over_c * X;
-  y = y < y0 ? y0 : (y > y1 ? y1 : y);
-  float t0 = A * X * X, t1 = 2.f * B * X * y, t2 = C * y * y;
-  float mag = t0 + (t1 < 0.f ? -t1 : t1) + t2;
-  return t0 + t1 + t2 - 1e-5f * mag;
+// rounding error (so the caller stays conservative). T is float, or a lane type whose
+// lanes are segments (the CPU backend tests eight tiles of a splat at once).
+template <class T>
+GLINT_HD inline T quad_min_on_vertical(T A, T B, T C, T nb_over_c, T X, T y0, T y1) {
+  T y = nb_over_c * X;
+  y = lane_select(y < y0, y0, lane_select(y > y1, y1, y));
+  const T t0 = A * X * X, t1 = T(2.f) * B * X * y, t2 = C * y * y;
+  const T mag = t0 + lane_select(t1 < T(0.f), -t1, t1) + t2;
+  return t0 + t1 + t2 - T(1e-5f) * mag;
 }
 
 // The per-splat part of ellipse_hits_rect, for callers that test many rectangles of one
@@ -71,20 +81,23 @@ GLINT_HD inline RectTestPrep rect_test_prep(float A, float B, float C, float pow
 // Does the ellipse {d : d^T conic d <= 2 power_cut} around (mx, my) contain a point of the
 // rectangle [px0, px1] x [py0, py1] (pixel-centre coordinates)? Exact up to slack.
 // Evaluated without branches (bitwise & and |, selects): callers test every tile of a
-// splat's box, and which tiles hit is what a branch predictor cannot guess.
-GLINT_HD inline bool ellipse_hits_rect(const RectTestPrep& p, float mx, float my, float px0, float px1, float py0,
-                                       float py1) {
-  float x0 = px0 - mx, x1 = px1 - mx, y0 = py0 - my, y1 = py1 - my;
-  const bool inside = (x0 <= 0.f) & (x1 >= 0.f) & (y0 <= 0.f) & (y1 >= 0.f);
-  float m = quad_min_on_vertical(p.A, p.B, p.C, p.nb_over_c, x0, y0, y1);
-  float t = quad_min_on_vertical(p.A, p.B, p.C, p.nb_over_c, x1, y0, y1);
-  m = t < m ? t : m;
+// splat's box, and which tiles hit is what a branch predictor cannot guess. T is float
+// (returns bool) or a lane type with one rectangle per lane (returns its mask type).
+template <class T>
+GLINT_HD inline decltype(T() < T()) ellipse_hits_rect(const RectTestPrep& p, float mx, float my, T px0, T px1, T py0,
+                                                     T py1) {
+  const T x0 = px0 - T(mx), x1 = px1 - T(mx), y0 = py0 - T(my), y1 = py1 - T(my);
+  const T zero(0.f), A(p.A), B(p.B), C(p.C), nb_over_c(p.nb_over_c), nb_over_a(p.nb_over_a);
+  const auto inside = (x0 <= zero) & (x1 >= zero) & (y0 <= zero) & (y1 >= zero);
+  T m = quad_min_on_vertical(A, B, C, nb_over_c, x0, y0, y1);
+  T t = quad_min_on_vertical(A, B, C, nb_over_c, x1, y0, y1);
+  m = lane_select(t < m, t, m);
   // horizontal edges: swap roles of x and y
-  t = quad_min_on_vertical(p.C, p.B, p.A, p.nb_over_a, y0, x0, x1);
-  m = t < m ? t : m;
-  t = quad_min_on_vertical(p.C, p.B, p.A, p.nb_over_a, y1, x0, x1);
-  m = t < m ? t : m;
-  return inside | (m <= p.lim);
+  t = quad_min_on_vertical(C, B, A, nb_over_a, y0, x0, x1);
+  m = lane_select(t < m, t, m);
+  t = quad_min_on_vertical(C, B, A, nb_over_a, y1, x0, x1);
+  m = lane_select(t < m, t, m);
+  return inside | (m <= T(p.lim));
 }
 GLINT_HD inline bool ellipse_hits_rect(float mx, float my, float A, float B, float C, float power_cut, float px0,
                                        float px1, float py0, float py1) {

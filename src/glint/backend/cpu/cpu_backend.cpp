@@ -98,8 +98,6 @@ namespace {
 
 using render::ViewT;
 
-// Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
-// in row-major tile order.
 // Tiles of a splat's bounding rectangle: the range, and whether a 64-bit mask (bit
 // (ty - ty0) * ntx + (tx - tx0)) can hold its hits.
 struct TileRange {
@@ -114,6 +112,9 @@ inline TileRange tile_range(const SplatPacked& s, int width, int height) {
   return {pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
 }
 
+// Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
+// in row-major tile order: the same test as the kernels' tile_hits, for rectangles of more
+// than 64 tiles.
 template <class F>
 inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
   render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
@@ -122,9 +123,10 @@ inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
   const int tiles_x = (width + TS - 1) / TS;
   const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
   for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
-    float py0 = float(std::max(ty * TS, pr.y0)) + 0.5f, py1 = float(std::min(ty * TS + TS - 1, pr.y1)) + 0.5f;
+    float py0, py1, px0, px1;
+    render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
     for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
-      float px0 = float(std::max(tx * TS, pr.x0)) + 0.5f, px1 = float(std::min(tx * TS + TS - 1, pr.x1)) + 0.5f;
+      render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
       if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1))
         f(ty * tiles_x + tx, tx, ty);
     }
@@ -143,10 +145,10 @@ struct ProjectKernel {
   using Args = std::tuple<const ViewT<float>*, const render::ViewT<F8>*, const GaussianModel*, int /*sh_degree*/,
                           bool /*antialiased*/, bool /*normals*/, SplatPacked*, int* /*radii*/,
                           std::uint32_t* /*tile count*/, std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/,
-                          std::uint8_t* /*clamped colour channels*/>;
+                          std::uint8_t* /*clamped colour channels*/, TileHitsFn>;
   static void run(int block, const ViewT<float>* v, const render::ViewT<F8>* view8, const GaussianModel* m, int deg,
                   bool aa, bool normals, SplatPacked* packed, int* radii, std::uint32_t* count,
-                  std::uint32_t* depth_key, std::uint64_t* tile_mask, std::uint8_t* sh_clamped) {
+                  std::uint32_t* depth_key, std::uint64_t* tile_mask, std::uint8_t* sh_clamped, TileHitsFn tile_hits) {
     constexpr int L = 8;
     const std::size_t n = m->size(), i0 = std::size_t(block) * L;
     // lane inputs, one row per quantity; lanes past the end repeat the last splat
@@ -200,10 +202,7 @@ struct ProjectKernel {
       std::uint32_t c = 0;
       const TileRange tr = tile_range(s, v->width, v->height);
       if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
-        std::uint64_t bits = 0;
-        for_each_tile(s, v->width, v->height, [&](int, int tx, int ty) {
-          bits |= std::uint64_t(1) << ((ty - tr.ty0) * tr.ntx + (tx - tr.tx0));
-        });
+        const std::uint64_t bits = tile_hits(s, v->width, v->height, tr.tx0, tr.ty0, tr.ntx, tr.nty);
         c = std::uint32_t(__builtin_popcountll(bits));
         tile_mask[i] = bits;
       } else {
@@ -476,7 +475,8 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
     launch<ProjectKernel>((n + 7) / 8, threads_, static_cast<const ViewT<float>*>(&st->view),
                           static_cast<const render::ViewT<F8>*>(&st->view8), &model, st->sh_degree, settings.antialiased,
                           settings.want_normal, st->packed.data(), out.radii.data(), count, depth_key, tile_mask,
-                          st->sh_clamped.data());
+                          st->sh_clamped.data(),
+                          active_cpu_simd() == CpuSimd::kAvx2 ? TileHitsFn(&avx2::tile_hits) : &portable::tile_hits);
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);

@@ -4,13 +4,16 @@
 // lane computing exactly what the scalar code would for its splat, except that lane_exp is
 // render::fast_exp's polynomial rather than libm's expf. No lane reads another, so results
 // do not depend on how splats are grouped. GCC/Clang vector extensions: one AVX register
-// where the file is compiled for AVX, two SSE registers otherwise.
+// where the file is compiled for AVX, two SSE registers otherwise; the inline namespace
+// gives the AVX2 build its own names (render/isa.h).
 #include <cmath>
 #include <cstdint>
 
 #include "glint/render/blend.h"
+#include "glint/render/isa.h"
 
 namespace glint::cpu {
+inline namespace GLINT_LANES_NS {
 
 typedef float f8v __attribute__((vector_size(32)));
 typedef std::int32_t i8v __attribute__((vector_size(32)));
@@ -96,5 +99,15 @@ inline F8 lane_log(F8 a) {
 }
 
 inline bool lane_on(M8 m, int l) { return m.v[l] != 0; }
+inline unsigned lane_bits(M8 m) {  // bit l set where lane l is
+#if defined(__AVX__)
+  return unsigned(__builtin_ia32_movmskps256((f8v)m.v));
+#else
+  unsigned b = 0;
+  for (int l = 0; l < 8; ++l) b |= unsigned(m.v[l] != 0) << l;
+  return b;
+#endif
+}
 
+}  // namespace GLINT_LANES_NS
 }  // namespace glint::cpu

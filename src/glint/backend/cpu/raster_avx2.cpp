@@ -4,11 +4,15 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define GLINT_CPU_ISA avx2
 #define GLINT_RENDER_NS avx2
+#define GLINT_LANES_NS lanes_avx2
 #include "glint/backend/cpu/raster_kernels_impl.h"
 #else
 #include "glint/backend/cpu/raster_tiles.h"
 namespace glint::cpu::avx2 {  // no AVX2 on this target: the portable kernels stand in
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { portable::forward_tile(a, tile, flags); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
+std::uint64_t tile_hits(const SplatPacked& s, int width, int height, int tx0, int ty0, int ntx, int nty) {
+  return portable::tile_hits(s, width, height, tx0, ty0, ntx, nty);
+}
 }  // namespace glint::cpu::avx2
 #endif

@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #endif
 
+#include "glint/backend/cpu/lanes.h"
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/render/blend.h"
 #include "glint/render/tile.h"
@@ -577,6 +578,48 @@ void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) {
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) {
   static constexpr auto table = make_backward_table(std::make_index_sequence<kBackwardFlags + 1>{});
   table[flags & kBackwardFlags](a, tile);
+}
+
+std::uint64_t tile_hits(const SplatPacked& s, int width, int height, int tx0, int ty0, int ntx, int nty) {
+  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
+  std::uint64_t bits = 0;
+#if defined(__AVX__)
+  // Eight tiles per test, one AVX register a value: one tile at a time, these tests were a
+  // tenth of the forward. (On SSE the eight-lane values spill and it is slower.) Lane l
+  // of a test is tile k = base + l of the rectangle, row-major; every step is exact in
+  // float (small integers), so each lane's rectangle is what tile_centre_span gives.
+  const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};
+  const float inv_ntx = 1.f / float(ntx);
+  const auto span = [](vf t, int p0, int p1, vf& c0, vf& c1) {
+    const vf a = t * bc(float(TS)), b = a + bc(float(TS - 1));
+    c0 = (a > bc(float(p0)) ? a : bc(float(p0))) + bc(0.5f);
+    c1 = (b < bc(float(p1)) ? b : bc(float(p1))) + bc(0.5f);
+  };
+  for (int base = 0; base < ntx * nty; base += LANES) {
+    const vf k = bc(float(base)) + lane;
+    // k / ntx rounded down: (k + 0.5) / ntx is at least 0.5 / ntx from an integer
+    const vf j = __builtin_convertvector(__builtin_convertvector((k + bc(0.5f)) * bc(inv_ntx), vi), vf);
+    const vf i = k - j * bc(float(ntx));
+    vf px0, px1, py0, py1;
+    span(bc(float(tx0)) + i, pr.x0, pr.x1, px0, px1);
+    span(bc(float(ty0)) + j, pr.y0, pr.y1, py0, py1);
+    const M8 hit = render::ellipse_hits_rect(prep, s.mx, s.my, F8(px0), F8(px1), F8(py0), F8(py1));
+    bits |= std::uint64_t(lane_bits(hit)) << base;
+  }
+  const int n = ntx * nty;
+  if (n < 64) bits &= (std::uint64_t(1) << n) - 1;  // lanes past the rectangle
+#else
+  for (int j = 0; j < nty; ++j) {
+    float py0, py1, px0, px1;
+    render::tile_centre_span(ty0 + j, pr.y0, pr.y1, py0, py1);
+    for (int i = 0; i < ntx; ++i) {
+      render::tile_centre_span(tx0 + i, pr.x0, pr.x1, px0, px1);
+      bits |= std::uint64_t(render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) << (j * ntx + i);
+    }
+  }
+#endif
+  return bits;
 }
 
 }  // namespace glint::cpu::GLINT_CPU_ISA

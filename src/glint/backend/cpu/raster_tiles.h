@@ -1,7 +1,7 @@
 #pragma once
 // Data the CPU tile kernels share with the launcher: one packed record a splat (a cache
 // line), argument blocks, and the per-ISA entry points (raster_portable.cpp and
-// raster_avx2.cpp compile the same kernel body, raster_kernels.inc, for two targets).
+// raster_avx2.cpp compile the same kernel body, raster_kernels_impl.h, for two targets).
 #include <cstdint>
 
 namespace glint::cpu {
@@ -86,14 +86,20 @@ struct TileBackwardArgs {
 
 using ForwardTileFn = void (*)(const TileForwardArgs&, int tile, unsigned flags);
 using BackwardTileFn = void (*)(const TileBackwardArgs&, int tile, unsigned flags);
+// Which tiles of the rectangle tx0.., ty0.. (ntx * nty <= 64) the splat's cut ellipse can
+// reach (render::ellipse_hits_rect on the pixel centres of each tile inside the splat's
+// box): bit (ty - ty0) * ntx + (tx - tx0).
+using TileHitsFn = std::uint64_t (*)(const SplatPacked&, int width, int height, int tx0, int ty0, int ntx, int nty);
 
 namespace portable {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
+std::uint64_t tile_hits(const SplatPacked&, int width, int height, int tx0, int ty0, int ntx, int nty);
 }  // namespace portable
 namespace avx2 {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
+std::uint64_t tile_hits(const SplatPacked&, int width, int height, int tx0, int ty0, int ntx, int nty);
 }  // namespace avx2
 
 }  // namespace glint::cpu
