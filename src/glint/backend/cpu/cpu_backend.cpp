@@ -67,6 +67,15 @@ CpuSimd active_cpu_simd() {
   return cpu_has_avx2() ? CpuSimd::kAvx2 : CpuSimd::kPortable;
 }
 
+namespace cpu {
+// The tiles a splat of at most 64 tiles hits, from projection to the tile lists: bit
+// j * ntx + i is tile first + j * tiles_x + i. ntx = 0 for larger splats.
+struct TileHitMask {
+  std::uint64_t bits;
+  std::uint32_t first, ntx;
+};
+}  // namespace cpu
+
 namespace detail {
 struct ForwardState {
   render::ViewT<float> view{};
@@ -87,7 +96,7 @@ struct ForwardState {
   std::vector<std::uint8_t> sh_clamped;  // [N] bit c: colour channel c was clamped at 0
   std::vector<std::uint8_t> inst_acted;  // [instances] the instance blended or stopped a pixel
   // per-frame scratch kept with the state so a recycled state allocates nothing
-  std::vector<std::uint64_t> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
+  std::vector<cpu::TileHitMask> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
   std::vector<std::uint32_t> d_first, d_slot, d_tile;  // instances in depth order (binning)
 };
@@ -144,11 +153,11 @@ inline F8 load_lanes(const float* a) {
 struct ProjectKernel {
   using Args = std::tuple<const ViewT<float>*, const render::ViewT<F8>*, const GaussianModel*, int /*sh_degree*/,
                           bool /*antialiased*/, bool /*normals*/, SplatPacked*, int* /*radii*/,
-                          std::uint32_t* /*tile count*/, std::uint32_t* /*depth key*/, std::uint64_t* /*tile mask*/,
+                          std::uint32_t* /*tile count*/, std::uint32_t* /*depth key*/, TileHitMask*,
                           std::uint8_t* /*clamped colour channels*/, TileHitsFn>;
   static void run(int block, const ViewT<float>* v, const render::ViewT<F8>* view8, const GaussianModel* m, int deg,
                   bool aa, bool normals, SplatPacked* packed, int* radii, std::uint32_t* count,
-                  std::uint32_t* depth_key, std::uint64_t* tile_mask, std::uint8_t* sh_clamped, TileHitsFn tile_hits) {
+                  std::uint32_t* depth_key, TileHitMask* tile_mask, std::uint8_t* sh_clamped, TileHitsFn tile_hits) {
     constexpr int L = 8;
     const std::size_t n = m->size(), i0 = std::size_t(block) * L;
     // lane inputs, one row per quantity; lanes past the end repeat the last splat
@@ -204,9 +213,11 @@ struct ProjectKernel {
       if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
         const std::uint64_t bits = tile_hits(s, v->width, v->height, tr.tx0, tr.ty0, tr.ntx, tr.nty);
         c = std::uint32_t(__builtin_popcountll(bits));
-        tile_mask[i] = bits;
+        const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
+        tile_mask[i] = {bits, std::uint32_t(tr.ty0 * tiles_x + tr.tx0), std::uint32_t(tr.ntx)};
       } else {
         for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+        tile_mask[i] = {0, 0, 0};
       }
       if (c == 0) continue;
       packed[i] = s;
@@ -219,17 +230,19 @@ struct ProjectKernel {
 
 struct TileListKernel {
   using Args = std::tuple<const ViewT<float>*, const SplatPacked*, const std::uint32_t* /*offsets*/,
-                          const std::uint64_t* /*tile mask*/, std::uint32_t* /*inst_tile, splat-major*/>;
+                          const TileHitMask*, std::uint32_t* /*inst_tile, splat-major*/>;
   static void run(int i, const ViewT<float>* v, const SplatPacked* packed, const std::uint32_t* off,
-                  const std::uint64_t* tile_mask, std::uint32_t* inst_tile) {
+                  const TileHitMask* tile_mask, std::uint32_t* inst_tile) {
     std::uint32_t o = off[i];
     if (off[i + 1] == o) return;
-    const TileRange tr = tile_range(packed[i], v->width, v->height);
-    if (tr.fits_mask()) {  // bits in row-major tile order, as for_each_tile
-      const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
-      for (std::uint64_t bits = tile_mask[i]; bits; bits &= bits - 1) {
-        const int b = __builtin_ctzll(bits);
-        inst_tile[o++] = std::uint32_t((tr.ty0 + b / tr.ntx) * tiles_x + tr.tx0 + b % tr.ntx);
+    const TileHitMask& hm = tile_mask[i];
+    if (hm.ntx > 0) {  // row by row, in row-major tile order as for_each_tile (no division per tile)
+      const std::uint32_t tiles_x = std::uint32_t((v->width + render::kTileSize - 1) / render::kTileSize);
+      const std::uint64_t row_bits = hm.ntx == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << hm.ntx) - 1;
+      std::uint64_t bits = hm.bits;
+      for (std::uint32_t row = hm.first; bits; row += tiles_x) {
+        for (std::uint64_t b = bits & row_bits; b; b &= b - 1) inst_tile[o++] = row + std::uint32_t(__builtin_ctzll(b));
+        bits = hm.ntx == 64 ? 0 : bits >> hm.ntx;
       }
       return;
     }
@@ -469,7 +482,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   st->packed.resize(st->n);
   std::uint32_t* count = grow(st->count, st->n);
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
-  std::uint64_t* tile_mask = grow(st->tile_mask, st->n);
+  TileHitMask* tile_mask = grow(st->tile_mask, st->n);
   st->sh_clamped.resize(st->n);
   if (n > 0)
     launch<ProjectKernel>((n + 7) / 8, threads_, static_cast<const ViewT<float>*>(&st->view),
@@ -493,7 +506,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   launch<TileListKernel>(n, threads_, static_cast<const ViewT<float>*>(&st->view),
                          static_cast<const SplatPacked*>(st->packed.data()),
                          static_cast<const std::uint32_t*>(st->splat_inst_offsets.data()),
-                         static_cast<const std::uint64_t*>(tile_mask), inst_tile);
+                         static_cast<const TileHitMask*>(tile_mask), inst_tile);
 
   // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
   std::vector<std::uint32_t>& keys = st->keys;
