@@ -210,17 +210,24 @@ inline PairRows pair_rows(const SplatPacked& s, int y0, int q) {
   const vf dy = pair_dy(s, y0, q);
   return {bc(s.B) * dy, bc(0.5f * s.C) * dy * dy};
 }
-inline AlphaV alpha_v(const SplatPacked& s, float px0, const PairRows& rows) {
+// The splat's values alpha_v reads, broadcast once per (splat, tile) in locals: read
+// through the SplatPacked reference, they were reloaded for every group (the group stores
+// might alias them).
+struct SplatLanes {
+  vf mx, half_a, opacity, power_cut;
+};
+inline SplatLanes splat_lanes(const SplatPacked& s) { return {bc(s.mx), bc(0.5f * s.A), bc(s.opacity), bc(s.power_cut)}; }
+inline AlphaV alpha_v(const SplatLanes& s, float px0, const PairRows& rows) {
   const vf col = {0.f, 1.f, 2.f, 3.f, 0.f, 1.f, 2.f, 3.f};
   AlphaV o;
-  o.dx = (bc(px0) + col) - bc(s.mx);
+  o.dx = (bc(px0) + col) - s.mx;
   // power = A dx^2 / 2 + B dx dy + C dy^2 / 2 in Horner form
-  const vf power = fmadd(fmadd(bc(0.5f * s.A), o.dx, rows.bdy), o.dx, rows.cdy);
+  const vf power = fmadd(fmadd(s.half_a, o.dx, rows.bdy), o.dx, rows.cdy);
   o.G = v_exp(-power);
-  const vf raw = bc(s.opacity) * o.G;
+  const vf raw = s.opacity * o.G;
   o.clamped = raw > bc(float(render::kMaxAlpha));
   o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
-  o.cand = (power <= bc(s.power_cut)) & (o.al >= bc(float(render::kMinAlpha)));
+  o.cand = (power <= s.power_cut) & (o.al >= bc(float(render::kMinAlpha)));
   return o;
 }
 
@@ -254,17 +261,19 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
   const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
   int g0[PAIRS], g1[PAIRS];
   pair_groups(s, sp, x0, y0, ncols, r0, r1, g0, g1);
+  const SplatLanes sl = splat_lanes(s);
+  int n = 0;
   for (int q = r0 / QH; q <= r1 / QH; ++q) {
     if (pair_live[q] == 0 || g0[q] > g1[q]) continue;
     const PairRows rows = pair_rows(s, y0, q);
     for (int g = g0[q]; g <= g1[q]; ++g) {
       if (lane_bits(live[q * GROUPS + g]) == 0) continue;  // every pixel of the block is finished
-      const int k = out.n;
-      out.gi[k] = q * GROUPS + g;
-      out.av[k] = alpha_v(s, float(x0 + g * QW) + 0.5f, rows);
-      out.n += lane_bits(out.av[k].cand) != 0;  // keep only groups where something can happen
+      out.gi[n] = q * GROUPS + g;
+      out.av[n] = alpha_v(sl, float(x0 + g * QW) + 0.5f, rows);
+      n += lane_bits(out.av[n].cand) != 0;  // keep only groups where something can happen
     }
   }
+  out.n = n;
 }
 
 template <unsigned F>
