@@ -69,14 +69,15 @@ TEST(CpuTileHits, BothBuildsMatchTheOneTileAtATimeTest) {
     if (pr.x0 > pr.x1 || pr.y0 > pr.y1) continue;
     const int tx0 = pr.x0 / TS, ty0 = pr.y0 / TS, ntx = pr.x1 / TS - tx0 + 1, nty = pr.y1 / TS - ty0 + 1;
     if (ntx * nty > 64) continue;
+    const cpu::TileRange range{pr.x0, pr.y0, pr.x1, pr.y1, tx0, ty0, ntx, nty};
     ++rects;
     ++sizes[ntx * nty];
     const std::uint64_t want = one_at_a_time(s, width, height, tx0, ty0, ntx, nty);
     hit_tiles += __builtin_popcountll(want);
     missed_tiles += ntx * nty - __builtin_popcountll(want);
-    ASSERT_EQ(cpu::portable::tile_hits(s, width, height, tx0, ty0, ntx, nty), want) << "splat " << it;
+    ASSERT_EQ(cpu::portable::tile_hits(s, range), want) << "splat " << it;
     if (avx2) {
-      ASSERT_EQ(cpu::avx2::tile_hits(s, width, height, tx0, ty0, ntx, nty), want) << "splat " << it;
+      ASSERT_EQ(cpu::avx2::tile_hits(s, range), want) << "splat " << it;
     }
   }
   // the scenes must exercise what the eight-tile build does differently: rectangles that

@@ -107,18 +107,11 @@ namespace {
 
 using render::ViewT;
 
-// Tiles of a splat's bounding rectangle: the range, and whether a 64-bit mask (bit
-// (ty - ty0) * ntx + (tx - tx0)) can hold its hits.
-struct TileRange {
-  int tx0, ty0, ntx, nty;
-  bool empty() const { return ntx <= 0 || nty <= 0; }
-  bool fits_mask() const { return ntx * nty <= 64; }
-};
 inline TileRange tile_range(const SplatPacked& s, int width, int height) {
-  render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
   const int TS = render::kTileSize;
-  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return {0, 0, 0, 0};
-  return {pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return {pr.x0, pr.y0, pr.x1, pr.y1, 0, 0, 0, 0};
+  return {pr.x0, pr.y0, pr.x1, pr.y1, pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
 }
 
 // Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
@@ -211,7 +204,7 @@ struct ProjectKernel {
       std::uint32_t c = 0;
       const TileRange tr = tile_range(s, v->width, v->height);
       if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
-        const std::uint64_t bits = tile_hits(s, v->width, v->height, tr.tx0, tr.ty0, tr.ntx, tr.nty);
+        const std::uint64_t bits = tile_hits(s, tr);
         c = std::uint32_t(__builtin_popcountll(bits));
         const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
         tile_mask[i] = {bits, std::uint32_t(tr.ty0 * tiles_x + tr.tx0), std::uint32_t(tr.ntx)};

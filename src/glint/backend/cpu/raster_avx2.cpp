@@ -11,8 +11,7 @@
 namespace glint::cpu::avx2 {  // no AVX2 on this target: the portable kernels stand in
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { portable::forward_tile(a, tile, flags); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
-std::uint64_t tile_hits(const SplatPacked& s, int width, int height, int tx0, int ty0, int ntx, int nty) {
-  return portable::tile_hits(s, width, height, tx0, ty0, ntx, nty);
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return portable::tile_hits(s, r);
 }
 }  // namespace glint::cpu::avx2
 #endif

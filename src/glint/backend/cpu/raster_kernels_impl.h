@@ -589,8 +589,9 @@ void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) {
   table[flags & kBackwardFlags](a, tile);
 }
 
-std::uint64_t tile_hits(const SplatPacked& s, int width, int height, int tx0, int ty0, int ntx, int nty) {
-  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) {
+  const render::PixelRect pr{r.x0, r.y0, r.x1, r.y1};
+  const int tx0 = r.tx0, ty0 = r.ty0, ntx = r.ntx, nty = r.nty;
   const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
   std::uint64_t bits = 0;
 #if defined(__AVX__)

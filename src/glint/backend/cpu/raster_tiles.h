@@ -86,20 +86,27 @@ struct TileBackwardArgs {
 
 using ForwardTileFn = void (*)(const TileForwardArgs&, int tile, unsigned flags);
 using BackwardTileFn = void (*)(const TileBackwardArgs&, int tile, unsigned flags);
-// Which tiles of the rectangle tx0.., ty0.. (ntx * nty <= 64) the splat's cut ellipse can
-// reach (render::ellipse_hits_rect on the pixel centres of each tile inside the splat's
-// box): bit (ty - ty0) * ntx + (tx - tx0).
-using TileHitsFn = std::uint64_t (*)(const SplatPacked&, int width, int height, int tx0, int ty0, int ntx, int nty);
+// A splat's pixel box (render::splat_pixel_rect, inclusive) and the tiles it spans. Plain
+// ints rather than render::PixelRect: the AVX2 build's render/ types have other names.
+struct TileRange {
+  int x0, y0, x1, y1;
+  int tx0, ty0, ntx, nty;
+  bool fits_mask() const { return ntx * nty <= 64; }
+};
+// Which tiles of the range (ntx * nty <= 64) the splat's cut ellipse can reach
+// (render::ellipse_hits_rect on the pixel centres of each tile inside the box): bit
+// (ty - ty0) * ntx + (tx - tx0).
+using TileHitsFn = std::uint64_t (*)(const SplatPacked&, const TileRange&);
 
 namespace portable {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, int width, int height, int tx0, int ty0, int ntx, int nty);
+std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
 }  // namespace portable
 namespace avx2 {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, int width, int height, int tx0, int ty0, int ntx, int nty);
+std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
 }  // namespace avx2
 
 }  // namespace glint::cpu
