@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds Glint and runs every check CI runs, in order of how fast they fail:
-#   1. Release build + the whole GoogleTest suite (ctest)
+#   1. Release build + the whole GoogleTest suite (ctest), and a check that the AVX2
+#      kernel object shares no code with the portable build (check-isa-objects.sh)
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. each libFuzzer target for a bounded time (FUZZ_SECONDS, default 30)
 # plus, where the CUDA toolkit is installed, an nvcc compile of the render/ math.
@@ -20,6 +21,7 @@ cmake --build build -j "$jobs"
 # Serial: the heavy tests are multi-threaded themselves, and OpenMP threads of two
 # tests sharing two cores slow both down many times over.
 ctest --test-dir build --output-on-failure
+bash scripts/check-isa-objects.sh build
 
 # The per-element math must stay compilable as CUDA device code (DESIGN.md §4).
 nvcc_bin=$(command -v nvcc || true)

@@ -1,17 +1,22 @@
-// AVX2+FMA build of the CPU tile kernels (compiled with -mavx2 -mfma on x86-64, see
-// src/CMakeLists.txt); only called after a runtime CPU check (cpu_dispatch.cpp).
+// AVX2+FMA build of the CPU rasterizer kernels, tile and per-splat (compiled with -mavx2
+// -mfma on x86-64, see src/CMakeLists.txt); only called after the runtime CPU check in
+// cpu_backend.cpp (active_cpu_simd).
 #include <array>
 #if defined(__x86_64__) || defined(__i386__)
 #define GLINT_CPU_ISA avx2
 #define GLINT_RENDER_NS avx2
 #define GLINT_LANES_NS lanes_avx2
 #include "glint/backend/cpu/raster_kernels_impl.h"
+#include "glint/backend/cpu/splat_kernels_impl.h"
 #else
 #include "glint/backend/cpu/raster_tiles.h"
+#include "glint/backend/cpu/splat_kernels.h"
 namespace glint::cpu::avx2 {  // no AVX2 on this target: the portable kernels stand in
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { portable::forward_tile(a, tile, flags); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
-std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return portable::tile_hits(s, r);
-}
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return portable::tile_hits(s, r); }
+void project_splats(const ProjectArgs& a, int threads) { portable::project_splats(a, threads); }
+void list_tiles(const TileListArgs& a, int threads) { portable::list_tiles(a, threads); }
+void splat_vjps(const VjpArgs& a, int threads) { portable::splat_vjps(a, threads); }
 }  // namespace glint::cpu::avx2
 #endif

@@ -93,11 +93,16 @@ struct TileRange {
   int tx0, ty0, ntx, nty;
   bool fits_mask() const { return ntx * nty <= 64; }
 };
-// Which tiles of the range (ntx * nty <= 64) the splat's cut ellipse can reach
-// (render::ellipse_hits_rect on the pixel centres of each tile inside the box): bit
-// (ty - ty0) * ntx + (tx - tx0).
-using TileHitsFn = std::uint64_t (*)(const SplatPacked&, const TileRange&);
+// The tiles a splat of at most 64 tiles hits, from projection to the tile lists: bit
+// j * ntx + i is tile first + j * tiles_x + i. ntx = 0 for larger splats.
+struct TileHitMask {
+  std::uint64_t bits;
+  std::uint32_t first, ntx;
+};
 
+// tile_hits: which tiles of the range (ntx * nty <= 64) the splat's cut ellipse can reach
+// (render::ellipse_hits_rect on the pixel centres of each tile inside the box), as bits
+// (ty - ty0) * ntx + (tx - tx0).
 namespace portable {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);

@@ -1,0 +1,71 @@
+#pragma once
+// The CPU backend's per-splat kernels: projection (with the tile hit tests), the per-splat
+// tile lists, and the gradient VJP. Like the tile kernels they are compiled once per
+// instruction set (raster_portable.cpp, raster_avx2.cpp include splat_kernels_impl.h), so
+// the eight-splat lanes fill one AVX register where the CPU has one. The interface is plain
+// arrays: render/ and lane types have other names in the AVX2 build (render/isa.h).
+#include <cstddef>
+#include <cstdint>
+
+#include "glint/backend/cpu/raster_tiles.h"
+#include "glint/core/camera.h"
+
+namespace glint::cpu {
+
+// A GaussianModel's parameters (n splats), and its gradient's.
+struct SplatArrays {
+  std::size_t n;
+  const float *means, *log_scales, *quats, *opacity_logits, *sh_dc, *sh_rest;
+};
+struct SplatGradArrays {
+  float *means, *log_scales, *quats, *opacity_logits, *sh_dc, *sh_rest, *mean2d, *mean2d_abs;
+};
+
+struct ProjectArgs {
+  SplatArrays m;
+  const Camera* camera;
+  float near_plane;
+  int sh_degree;
+  bool antialiased, normals;
+  // outputs, [n]; a culled splat gets count 0 and radius 0 and nothing else
+  SplatPacked* packed;
+  int* radii;
+  std::uint32_t* count;        // tiles hit
+  std::uint32_t* depth_key;    // float bits of the view depth
+  TileHitMask* tile_mask;      // which tiles, for splats of at most 64
+  std::uint8_t* sh_clamped;    // bit c: colour channel c was clamped at 0
+};
+
+struct TileListArgs {
+  int n, width, height;
+  const SplatPacked* packed;
+  const std::uint32_t* offsets;  // [n + 1] first instance of each splat
+  const TileHitMask* tile_mask;
+  std::uint32_t* inst_tile;      // [instances] out: tile of each instance, splat-major
+};
+
+struct VjpArgs {
+  SplatArrays m;
+  const Camera* camera;
+  float near_plane;
+  int sh_degree;
+  bool antialiased;
+  const std::uint32_t* splat_inst_offsets;  // [n + 1] each splat's records
+  const std::uint8_t* sh_clamped;           // from the forward
+  const float* records;                     // [instances * kRecordFloats], splat-major
+  SplatGradArrays g;                        // out, [n] each
+};
+
+// Each runs over all splats with `threads` OpenMP threads.
+namespace portable {
+void project_splats(const ProjectArgs&, int threads);
+void list_tiles(const TileListArgs&, int threads);
+void splat_vjps(const VjpArgs&, int threads);
+}  // namespace portable
+namespace avx2 {
+void project_splats(const ProjectArgs&, int threads);
+void list_tiles(const TileListArgs&, int threads);
+void splat_vjps(const VjpArgs&, int threads);
+}  // namespace avx2
+
+}  // namespace glint::cpu

@@ -1,0 +1,305 @@
+// The CPU backend's per-splat kernels (splat_kernels.h), compiled once per instruction set:
+// included after raster_kernels_impl.h by raster_portable.cpp and raster_avx2.cpp, with
+// GLINT_CPU_ISA naming the namespace. Launched with launch<Kernel> (launch.h): typed, so a
+// wrong argument list does not compile.
+// No include guard on purpose.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+
+#include "glint/backend/cpu/lanes.h"
+#include "glint/backend/cpu/launch.h"
+#include "glint/backend/cpu/raster_tiles.h"
+#include "glint/backend/cpu/splat_kernels.h"
+#include "glint/render/project.h"
+#include "glint/render/sh.h"
+#include "glint/render/tile.h"
+#include "glint/render/view.h"
+
+#ifndef GLINT_CPU_ISA
+#error "define GLINT_CPU_ISA before including splat_kernels_impl.h"
+#endif
+
+namespace glint::cpu::GLINT_CPU_ISA {
+namespace {
+
+inline TileRange tile_range(const SplatPacked& s, int width, int height) {
+  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  const int TS = render::kTileSize;
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return {pr.x0, pr.y0, pr.x1, pr.y1, 0, 0, 0, 0};
+  return {pr.x0, pr.y0, pr.x1, pr.y1, pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
+}
+
+// Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
+// in row-major tile order: the same test as the kernels' tile_hits, for rectangles of more
+// than 64 tiles.
+template <class F>
+inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
+  render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return;
+  const int TS = render::kTileSize;
+  const int tiles_x = (width + TS - 1) / TS;
+  const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
+  for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
+    float py0, py1, px0, px1;
+    render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
+    for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
+      render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
+      if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1))
+        f(ty * tiles_x + tx, tx, ty);
+    }
+  }
+}
+
+inline F8 load_lanes(const float* a) {
+  f8v v;
+  std::memcpy(&v, a, sizeof(v));
+  return F8(v);
+}
+
+// Project eight consecutive splats (the projection runs on them as lanes), then for each
+// kept one: colour, normal, pack what the tile kernels read, count the tiles it touches.
+struct ProjectKernel {
+  using Args = std::tuple<const render::ViewT<float>*, const render::ViewT<F8>*, const ProjectArgs*>;
+  static void run(int block, const render::ViewT<float>* v, const render::ViewT<F8>* view8, const ProjectArgs* a) {
+    const SplatArrays* m = &a->m;
+    const int deg = a->sh_degree;
+    const bool aa = a->antialiased, normals = a->normals;
+    SplatPacked* packed = a->packed;
+    int* radii = a->radii;
+    std::uint32_t *count = a->count, *depth_key = a->depth_key;
+    TileHitMask* tile_mask = a->tile_mask;
+    std::uint8_t* sh_clamped = a->sh_clamped;
+    constexpr int L = 8;
+    const std::size_t n = m->n, i0 = std::size_t(block) * L;
+    // lane inputs, one row per quantity; lanes past the end repeat the last splat
+    alignas(32) float in[11][L];
+    for (int l = 0; l < L; ++l) {
+      const std::size_t i = std::min(i0 + std::size_t(l), n - 1);
+      for (int c = 0; c < 3; ++c) {
+        in[c][l] = m->means[3 * i + std::size_t(c)];
+        in[3 + c][l] = m->log_scales[3 * i + std::size_t(c)];
+      }
+      for (int c = 0; c < 4; ++c) in[6 + c][l] = m->quats[4 * i + std::size_t(c)];
+      in[10][l] = m->opacity_logits[i];
+    }
+    render::Projected<F8> pr;
+    const M8 keep = render::project_splat(*view8, Vec3<F8>{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])},
+                                          Vec3<F8>{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])},
+                                          Quat<F8>{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])},
+                                          load_lanes(in[10]), aa, pr);
+    for (int l = 0; l < L; ++l) {
+      const std::size_t si = i0 + std::size_t(l);
+      if (si >= n) break;
+      const int i = int(si);
+      radii[i] = 0;
+      count[i] = 0;
+      if (!lane_on(keep, l)) continue;
+      const Vec3f mean = load3(m->means, i);
+      SplatPacked s{};
+      s.mx = pr.mx[l];
+      s.my = pr.my[l];
+      s.A = pr.conic[0][l];
+      s.B = pr.conic[1][l];
+      s.C = pr.conic[2][l];
+      s.opacity = pr.opacity[l];
+      s.power_cut = pr.power_cut[l];
+      s.z = pr.depth[l];
+      s.ext_x = pr.ext_x[l];
+      s.ext_y = pr.ext_y[l];
+      unsigned clamped = 0;
+      Vec3f col = render::sh_color(deg, render::view_dir(mean, v->campos), m->sh_dc + 3 * si,
+                                   m->sh_rest + 45 * si, &clamped);
+      sh_clamped[i] = std::uint8_t(clamped);
+      s.r = col.x;
+      s.g = col.y;
+      s.b = col.z;
+      if (normals) {
+        Vec3f nrm = render::splat_normal(*v, mean, load3(m->log_scales, i), load_quat(m->quats, i));
+        s.nx = nrm.x;
+        s.ny = nrm.y;
+        s.nz = nrm.z;
+      }
+      std::uint32_t c = 0;
+      const TileRange tr = tile_range(s, v->width, v->height);
+      if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
+        const std::uint64_t bits = tile_hits(s, tr);
+        c = std::uint32_t(__builtin_popcountll(bits));
+        const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
+        tile_mask[i] = {bits, std::uint32_t(tr.ty0 * tiles_x + tr.tx0), std::uint32_t(tr.ntx)};
+      } else {
+        for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+        tile_mask[i] = {0, 0, 0};
+      }
+      if (c == 0) continue;
+      packed[i] = s;
+      count[i] = c;
+      std::memcpy(&depth_key[i], &s.z, 4);  // z >= near > 0: the float bits sort like the floats
+      radii[i] = int(std::ceil(std::min(std::max(s.ext_x, s.ext_y), 1e9f)));
+    }
+  }
+};
+
+struct TileListKernel {
+  using Args = std::tuple<const TileListArgs*>;
+  static void run(int i, const TileListArgs* a) {
+    const SplatPacked* packed = a->packed;
+    const std::uint32_t* off = a->offsets;
+    const TileHitMask* tile_mask = a->tile_mask;
+    std::uint32_t* inst_tile = a->inst_tile;
+    std::uint32_t o = off[i];
+    if (off[i + 1] == o) return;
+    const TileHitMask& hm = tile_mask[i];
+    if (hm.ntx > 0) {  // row by row, in row-major tile order as for_each_tile (no division per tile)
+      const std::uint32_t tiles_x = std::uint32_t((a->width + render::kTileSize - 1) / render::kTileSize);
+      const std::uint64_t row_bits = hm.ntx == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << hm.ntx) - 1;
+      std::uint64_t bits = hm.bits;
+      for (std::uint32_t row = hm.first; bits; row += tiles_x) {
+        for (std::uint64_t b = bits & row_bits; b; b &= b - 1) inst_tile[o++] = row + std::uint32_t(__builtin_ctzll(b));
+        bits = hm.ntx == 64 ? 0 : bits >> hm.ntx;
+      }
+      return;
+    }
+    for_each_tile(packed[i], a->width, a->height, [&](int t, int, int) { inst_tile[o++] = std::uint32_t(t); });
+  }
+};
+
+
+// Gradients of eight consecutive splats: each sums its records (fixed order), the
+// projection VJP runs on the eight as lanes, then each runs the SH VJP.
+struct VjpKernel {
+  using Args = std::tuple<const render::ViewT<F8>*, const VjpArgs*>;
+  static void run(int block, const render::ViewT<F8>* view8, const VjpArgs* a) {
+    const SplatArrays* m = &a->m;
+    const SplatGradArrays* g = &a->g;
+    const float* rec = a->records;
+    const std::uint32_t* offs = a->splat_inst_offsets;
+    constexpr int L = 8;
+    const std::size_t i0 = std::size_t(block) * L;
+    float sum[L][kRecordFloats] = {};
+    bool active[L];
+    int first = -1;
+    for (int l = 0; l < L; ++l) {
+      const std::size_t i = i0 + std::size_t(l);
+      active[l] = i < m->n && offs[i] < offs[i + 1];
+      if (!active[l]) continue;
+      if (first < 0) first = l;
+      // the records of splat i are contiguous (backward writes instance p's record to slot
+      // inst_slot[p]), in tile order
+      for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) {
+        const float* r = rec + std::size_t(k) * kRecordFloats;
+        for (int f = 0; f < kRecordFloats; ++f) sum[l][f] += r[f];
+      }
+    }
+    render::SplatGeomGrad<F8> sg8;
+    alignas(32) float in_mean[3][L];
+    if (first >= 0) {
+      // lane inputs, one row per quantity; a lane without a splat repeats the first active
+      // one (its results are dropped)
+      constexpr int kRows = 21;
+      const int rf[10] = {kRecMx, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecZ, kRecNx, kRecNy, kRecNz};
+      alignas(32) float in[kRows][L];
+      for (int l = 0; l < L; ++l) {
+        const int src_l = active[l] ? l : first;
+        const std::size_t i = i0 + std::size_t(src_l);
+        for (int c = 0; c < 3; ++c) {
+          in[c][l] = m->means[3 * i + std::size_t(c)];
+          in[3 + c][l] = m->log_scales[3 * i + std::size_t(c)];
+        }
+        for (int c = 0; c < 4; ++c) in[6 + c][l] = m->quats[4 * i + std::size_t(c)];
+        in[10][l] = m->opacity_logits[i];
+        for (int c = 0; c < 10; ++c) in[11 + c][l] = sum[src_l][rf[c]];
+      }
+      const Vec3<F8> mean{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])};
+      const Vec3<F8> ls{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])};
+      const Quat<F8> q{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])};
+      for (int c = 0; c < 3; ++c) std::memcpy(in_mean[c], in[c], sizeof(in_mean[c]));
+      render::ProjectedGrad<F8> pg;
+      pg.mean2d[0] = load_lanes(in[11]);
+      pg.mean2d[1] = load_lanes(in[12]);
+      pg.conic[0] = load_lanes(in[13]);
+      pg.conic[1] = load_lanes(in[14]);
+      pg.conic[2] = load_lanes(in[15]);
+      pg.opacity = load_lanes(in[16]);
+      pg.depth = load_lanes(in[17]);
+      for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[18 + c]);
+      render::project_splat_vjp(*view8, mean, ls, q, load_lanes(in[10]), a->antialiased, pg, sg8);
+    }
+    // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered back
+    alignas(32) float d_sh[48][L];
+    if (first >= 0) {
+      alignas(32) float rows[48][L];  // 45 coefficients, then d_color r, g, b
+      for (int l = 0; l < L; ++l) {
+        const int src_l = active[l] ? l : first;
+        const std::size_t i = i0 + std::size_t(src_l);
+        const float* rest = m->sh_rest + 45 * i;
+        for (int k = 0; k < 45; ++k) rows[k][l] = rest[k];
+        const unsigned cl = a->sh_clamped[i];  // the colour clamp as the forward decided it
+        rows[45][l] = (cl & 1u) ? 0.f : sum[src_l][kRecR];
+        rows[46][l] = (cl & 2u) ? 0.f : sum[src_l][kRecG];
+        rows[47][l] = (cl & 4u) ? 0.f : sum[src_l][kRecBlue];
+      }
+      F8 rest8[45], d_dc8[3], d_rest8[45];
+      for (int k = 0; k < 45; ++k) rest8[k] = load_lanes(rows[k]);
+      const F8 campos8[3] = {view8->campos[0], view8->campos[1], view8->campos[2]};
+      const Vec3<F8> mean{load_lanes(in_mean[0]), load_lanes(in_mean[1]), load_lanes(in_mean[2])};
+      render::sh_linear_vjp(a->sh_degree, mean, campos8, rest8,
+                            Vec3<F8>{load_lanes(rows[45]), load_lanes(rows[46]), load_lanes(rows[47])}, d_dc8, d_rest8,
+                            sg8.mean);
+      for (int k = 0; k < 3; ++k) std::memcpy(d_sh[k], &d_dc8[k].v, sizeof(d_sh[k]));
+      for (int k = 0; k < 45; ++k) std::memcpy(d_sh[3 + k], &d_rest8[k].v, sizeof(d_sh[k]));
+    }
+    for (int l = 0; l < L; ++l) {
+      const std::size_t si = i0 + std::size_t(l);
+      if (si >= m->n) break;
+      float* d_dc = g->sh_dc + 3 * si;
+      float* d_rest = g->sh_rest + 45 * si;
+      const long i = long(si);
+      if (!active[l]) {
+        store3(g->means, i, Vec3f{0, 0, 0});
+        store3(g->log_scales, i, Vec3f{0, 0, 0});
+        store_quat(g->quats, i, Quatf{0, 0, 0, 0});
+        g->opacity_logits[si] = 0.f;
+        for (int c = 0; c < 3; ++c) d_dc[c] = 0.f;
+        for (int c = 0; c < 45; ++c) d_rest[c] = 0.f;
+        g->mean2d[2 * si] = g->mean2d[2 * si + 1] = 0.f;
+        g->mean2d_abs[si] = 0.f;
+        continue;
+      }
+      const float* sm = sum[l];
+      for (int c = 0; c < 3; ++c) d_dc[c] = d_sh[c][l];
+      for (int k = 0; k < 45; ++k) d_rest[k] = d_sh[3 + k][l];
+      store3(g->means, i, Vec3f{sg8.mean.x[l], sg8.mean.y[l], sg8.mean.z[l]});
+      store3(g->log_scales, i, Vec3f{sg8.log_scale.x[l], sg8.log_scale.y[l], sg8.log_scale.z[l]});
+      store_quat(g->quats, i, Quatf{sg8.quat.w[l], sg8.quat.x[l], sg8.quat.y[l], sg8.quat.z[l]});
+      g->opacity_logits[si] = sg8.opacity_logit[l];
+      g->mean2d[2 * si] = sm[kRecMx];
+      g->mean2d[2 * si + 1] = sm[kRecMy];
+      g->mean2d_abs[si] = std::sqrt(sm[kRecAbsX] * sm[kRecAbsX] + sm[kRecAbsY] * sm[kRecAbsY]);
+    }
+  }
+};
+
+
+}  // namespace
+
+void project_splats(const ProjectArgs& a, int threads) {
+  const std::size_t n = a.m.n;
+  if (n == 0) return;
+  const render::ViewT<float> view = render::make_view<float>(*a.camera, a.near_plane);
+  const render::ViewT<F8> view8 = render::make_view<F8>(*a.camera, a.near_plane);  // each lane = the float view
+  launch<ProjectKernel>(int((n + 7) / 8), threads, &view, &view8, &a);
+}
+
+void list_tiles(const TileListArgs& a, int threads) { launch<TileListKernel>(a.n, threads, &a); }
+
+void splat_vjps(const VjpArgs& a, int threads) {
+  const render::ViewT<F8> view8 = render::make_view<F8>(*a.camera, a.near_plane);
+  launch<VjpKernel>(int((a.m.n + 7) / 8), threads, &view8, &a);
+}
+
+}  // namespace glint::cpu::GLINT_CPU_ISA
