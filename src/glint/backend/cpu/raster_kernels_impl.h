@@ -331,10 +331,11 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
-      Cr[gi] += w * cr;
-      Cg[gi] += w * cg;
-      Cb[gi] += w * cb;
-      if constexpr (kDepth) S[gi] += w * bc(s.z);
+      // sums that decide nothing: fused (backward only reads their final values)
+      Cr[gi] = fmadd(w, cr, Cr[gi]);
+      Cg[gi] = fmadd(w, cg, Cg[gi]);
+      Cb[gi] = fmadd(w, cb, Cb[gi]);
+      if constexpr (kDepth) S[gi] = fmadd(w, bc(s.z), S[gi]);
       if constexpr (kDist) {
         // T is exactly 1 until the first blended step, so that step sets Z0 (earlier
         // skipped ones set it too, with w = 0, and are overwritten)
@@ -344,9 +345,9 @@ void forward_impl(const TileForwardArgs& a, int tile) {
         R[gi] += w * zr;
       }
       if constexpr (kNormal) {
-        Nx[gi] += w * bc(s.nx);
-        Ny[gi] += w * bc(s.ny);
-        Nz[gi] += w * bc(s.nz);
+        Nx[gi] = fmadd(w, bc(s.nx), Nx[gi]);
+        Ny[gi] = fmadd(w, bc(s.ny), Ny[gi]);
+        Nz[gi] = fmadd(w, bc(s.nz), Nz[gi]);
       }
       if constexpr (kMedian) {
         const vi cross = st.ok & (t >= bc(0.5f)) & (st.tn < bc(0.5f));
