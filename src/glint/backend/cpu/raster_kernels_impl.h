@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -247,7 +246,7 @@ struct StepV {
   vf tn;
   vi ok, stop;
 };
-template <class Alpha>  // AlphaV or AlphaSlim
+template <class Alpha>  // AlphaV, AlphaSlim or AlphaBack
 inline StepV step_v(const Alpha& a, vf t, vi live) {
   StepV o;
   const vi cand = a.cand & live;
@@ -269,8 +268,26 @@ struct AlphaSlim {
   }
 };
 
+// What the backward keeps: all but the offset, which it recomputes (group_dx) for less than
+// the store and load cost.
+struct AlphaBack {
+  vf G, al;
+  vi clamped, cand;
+  AlphaBack& operator=(const AlphaV& a) {
+    G = a.G;
+    al = a.al;
+    clamped = a.clamped;
+    cand = a.cand;
+    return *this;
+  }
+};
+inline vf group_dx(const SplatPacked& s, int x0, int gi) {
+  const vf col = {0.f, 1.f, 2.f, 3.f, 0.f, 1.f, 2.f, 3.f};
+  return (bc(float(x0 + (gi % GROUPS) * QW) + 0.5f) + col) - bc(s.mx);  // as alpha_v
+}
+
 // Lane groups of one (splat, tile) pair with at least one candidate lane, in row-major
-// order, with their alpha part already evaluated (Alpha: AlphaV or AlphaSlim).
+// order, with what the kernel needs of their alpha part (Alpha: AlphaSlim or AlphaBack).
 template <class Alpha>
 struct SplatGroups {
   int n = 0;
@@ -294,16 +311,9 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
     for (int g = g0[q]; g <= g1[q]; ++g) {
       if (lane_bits(live[q * GROUPS + g]) == 0) continue;  // every pixel of the block is finished
       out.gi[n] = q * GROUPS + g;
-      // keep only groups where something can happen; the full record is built in place
-      // (through a local and a copy, the backward measured 10% slower)
-      if constexpr (std::is_same_v<Alpha, AlphaV>) {
-        out.av[n] = alpha_v(sl, float(x0 + g * QW) + 0.5f, rows);
-        n += lane_bits(out.av[n].cand) != 0;
-      } else {
-        const AlphaV av = alpha_v(sl, float(x0 + g * QW) + 0.5f, rows);
-        out.av[n] = av;
-        n += lane_bits(av.cand) != 0;
-      }
+      const AlphaV av = alpha_v(sl, float(x0 + g * QW) + 0.5f, rows);
+      out.av[n] = av;
+      n += lane_bits(av.cand) != 0;  // keep only groups where something can happen
     }
   }
   out.n = n;
@@ -548,7 +558,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
   std::uint32_t p = begin;
-  SplatGroups<AlphaV> sg;
+  SplatGroups<AlphaBack> sg;
   for (; p < end && total > 0; ++p) {
     float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
     if (!a.inst_acted[p]) {
@@ -568,7 +578,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     const vi pv = bci(std::int32_t(p));
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
-      const AlphaV& av = sg.av[k];
+      const AlphaBack& av = sg.av[k];
+      const vf dxv = group_dx(s, x0, gi);
       const vf dyv = pair_dy(s, y0, gi / GROUPS);
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);
@@ -614,7 +625,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       }
       const vf gal = (st.ok & ~av.clamped) ? dA : bc(0.f);
       vf d_op, d_mx, d_my, d_A, d_B, d_C;
-      render::blend_alpha_vjp(gal, op, av.G, A, B, C, av.dx, dyv, d_op, d_mx, d_my, d_A, d_B, d_C);
+      render::blend_alpha_vjp(gal, op, av.G, A, B, C, dxv, dyv, d_op, d_mx, d_my, d_A, d_B, d_C);
       acc[kRecMx] += d_mx;
       acc[kRecMy] += d_my;
       acc[kRecA] += d_A;
