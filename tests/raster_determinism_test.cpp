@@ -2,6 +2,7 @@
 // both SIMD paths.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "glint/backend/backend.h"
@@ -127,4 +128,33 @@ TEST(RasterDeterminism, SimdSelection) {
   set_cpu_simd(CpuSimd::kAuto);
   CpuSimd a = active_cpu_simd();
   EXPECT_TRUE(a == CpuSimd::kPortable || a == CpuSimd::kAvx2);
+}
+
+// A backward runs the kernels its forward ran, even if the SIMD choice changes in between:
+// the two builds round the alpha math differently, and a backward that replayed an AVX2
+// forward with the portable kernels would differ from the all-AVX2 result.
+TEST(RasterDeterminism, BackwardRunsTheForwardsBuild) {
+  set_cpu_simd(CpuSimd::kAuto);
+  if (active_cpu_simd() != CpuSimd::kAvx2) {
+    std::printf("[ NOTE     ] no AVX2+FMA on this CPU: only one kernel build, nothing to mix\n");
+    return;
+  }
+  GaussianModel m = random_scene(6000, 99);
+  Camera cam = look_at(181, 122, 160, {0, -3, 0.5}, {0, 0, 0});
+  RenderSettings s;
+  s.want_depth = s.want_normal = true;
+  Upstream up = random_upstream(cam.width, cam.height, s, 5);
+  const Result all_avx2 = run(m, cam, s, up, 2);
+  auto be = make_cpu_backend(2);
+  Result mixed;
+  mixed.out = be->forward(m, cam, s);  // AVX2
+  set_cpu_simd(CpuSimd::kPortable);
+  be->backward(m, cam, s, mixed.out, up.in(), mixed.grad);
+  set_cpu_simd(CpuSimd::kAuto);
+  expect_identical(all_avx2, mixed, "backward after switching to portable");
+  // and the portable build really differs, so the check above can tell them apart
+  set_cpu_simd(CpuSimd::kPortable);
+  const Result all_portable = run(m, cam, s, up, 2);
+  set_cpu_simd(CpuSimd::kAuto);
+  EXPECT_FALSE(same_bits(all_avx2.grad.means, all_portable.grad.means));
 }

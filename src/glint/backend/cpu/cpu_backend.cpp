@@ -67,6 +67,7 @@ CpuSimd active_cpu_simd() {
 
 namespace detail {
 struct ForwardState {
+  const cpu::CpuKernels* kernels = nullptr;  // the build the forward ran; backward uses it too
   RenderSettings settings{};
   int sh_degree = 0;
   unsigned flags = 0;
@@ -143,6 +144,11 @@ void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& va
   }
 }
 
+constexpr CpuKernels kPortableKernels{&portable::forward_tile, &portable::backward_tile, &portable::project_splats,
+                                      &portable::list_tiles, &portable::splat_vjps};
+constexpr CpuKernels kAvx2Kernels{&avx2::forward_tile, &avx2::backward_tile, &avx2::project_splats,
+                                  &avx2::list_tiles, &avx2::splat_vjps};
+
 SplatArrays splat_arrays(const GaussianModel& m) {
   return {m.size(),       m.means.data(), m.log_scales.data(), m.quats.data(), m.opacity_logits.data(),
           m.sh_dc.data(), m.sh_rest.data()};
@@ -216,7 +222,8 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
   TileHitMask* tile_mask = grow(st->tile_mask, st->n);
   st->sh_clamped.resize(st->n);
-  const bool avx2 = active_cpu_simd() == CpuSimd::kAvx2;
+  st->kernels = active_cpu_simd() == CpuSimd::kAvx2 ? &kAvx2Kernels : &kPortableKernels;
+  const CpuKernels& k = *st->kernels;
   ProjectArgs pa{};
   pa.m = splat_arrays(model);
   pa.camera = &camera;
@@ -230,7 +237,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   pa.depth_key = depth_key;
   pa.tile_mask = tile_mask;
   pa.sh_clamped = st->sh_clamped.data();
-  (avx2 ? &avx2::project_splats : &portable::project_splats)(pa, threads_);
+  k.project_splats(pa, threads_);
 
   // per-splat instance offsets
   st->splat_inst_offsets.resize(st->n + 1);
@@ -245,7 +252,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   st->splat_inst_offsets[st->n] = std::uint32_t(total);
   std::uint32_t* inst_tile = grow(st->inst_tile, total);
   const TileListArgs la{n, W, H, st->packed.data(), st->splat_inst_offsets.data(), tile_mask, inst_tile};
-  (avx2 ? &avx2::list_tiles : &portable::list_tiles)(la, threads_);
+  k.list_tiles(la, threads_);
 
   // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
   std::vector<std::uint32_t>& keys = st->keys;
@@ -373,9 +380,8 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.R_final = R_final;
   fa.median_inst = median_inst;
   fa.inst_acted = grow(st->inst_acted, std::max<std::uint64_t>(1, total));
-  const ForwardTileFn fwd = avx2 ? &avx2::forward_tile : &portable::forward_tile;
   const unsigned flags = st->flags;
-  parallel_for_tiles(ntiles, threads_, [&](int t) { fwd(fa, t, flags); });
+  parallel_for_tiles(ntiles, threads_, [&](int t) { k.forward_tile(fa, t, flags); });
 
   out.num_visible = visible;
   out.num_instances = std::int64_t(total);
@@ -424,9 +430,8 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.inst_acted = st->inst_acted.data();
   ba.records = records;
   const unsigned flags = st->flags & kBackwardFlags;
-  const bool avx2 = active_cpu_simd() == CpuSimd::kAvx2;
-  const BackwardTileFn bwd = avx2 ? &avx2::backward_tile : &portable::backward_tile;
-  parallel_for_tiles(ntiles, threads_, [&](int t) { bwd(ba, t, flags); });
+  const CpuKernels& k = *st->kernels;
+  parallel_for_tiles(ntiles, threads_, [&](int t) { k.backward_tile(ba, t, flags); });
 
   VjpArgs va{};
   va.m = splat_arrays(model);
@@ -439,7 +444,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   va.records = records;
   va.g = {grad.means.data(),  grad.log_scales.data(), grad.quats.data(),  grad.opacity_logits.data(),
           grad.sh_dc.data(),  grad.sh_rest.data(),    grad.mean2d.data(), grad.mean2d_abs.data()};
-  (avx2 ? &avx2::splat_vjps : &portable::splat_vjps)(va, threads_);
+  k.splat_vjps(va, threads_);
 }
 
 }  // namespace

@@ -57,6 +57,21 @@ struct VjpArgs {
 };
 
 // Each runs over all splats with `threads` OpenMP threads.
+using ProjectSplatsFn = void (*)(const ProjectArgs&, int threads);
+using ListTilesFn = void (*)(const TileListArgs&, int threads);
+using SplatVjpsFn = void (*)(const VjpArgs&, int threads);
+
+// Every kernel of one build (portable or AVX2). A forward records the set it used and its
+// backward runs the same one: the two builds round the alpha math differently, and the
+// backward must replay the forward's decisions exactly.
+struct CpuKernels {
+  ForwardTileFn forward_tile;
+  BackwardTileFn backward_tile;
+  ProjectSplatsFn project_splats;
+  ListTilesFn list_tiles;
+  SplatVjpsFn splat_vjps;
+};
+
 namespace portable {
 void project_splats(const ProjectArgs&, int threads);
 void list_tiles(const TileListArgs&, int threads);
