@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  binutils                          # nm, for scripts/check-isa-objects.sh
   clang libclang-rt-14-dev          # libFuzzer + ASan/UBSan builds
   libcli11-dev nlohmann-json3-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev
