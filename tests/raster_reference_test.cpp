@@ -7,6 +7,9 @@
 
 #include "glint/backend/backend.h"
 #include "glint/core/error.h"
+#include "glint/render/project.h"
+#include "glint/render/tile.h"
+#include "glint/render/view.h"
 #include "raster_test_util.h"
 #include "reference/reference_renderer.h"
 #include "reference/scenes.h"
@@ -23,6 +26,7 @@ struct Case {
   int sh_degree;
   CpuSimd simd;
   bool only_distortion = false;  // rgb + distortion: the kernel instance without the other outputs
+  int min_big_tiles = 0;         // some splat's tile range must have at least this many tiles
 };
 
 RenderSettings all_outputs(bool aa) {
@@ -33,6 +37,22 @@ RenderSettings all_outputs(bool aa) {
   s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
   s.antialiased = aa;
   return s;
+}
+
+// The most tiles any splat's bounding box spans (the range the backend tests tile by tile).
+int most_tiles(const GaussianModel& m, const Camera& cam, const RenderSettings& s) {
+  const render::ViewT<float> view = render::make_view<float>(cam, s.near_plane);
+  const int TS = render::kTileSize;
+  int most = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    render::Projected<float> pr;
+    if (!render::project_splat(view, load3(m.means.data(), long(i)), load3(m.log_scales.data(), long(i)),
+                               load_quat(m.quats.data(), long(i)), m.opacity_logits[i], s.antialiased, pr))
+      continue;
+    const render::PixelRect r = render::splat_pixel_rect(pr.mx, pr.my, pr.ext_x, pr.ext_y, cam.width, cam.height);
+    if (r.x0 <= r.x1 && r.y0 <= r.y1) most = std::max(most, (r.x1 / TS - r.x0 / TS + 1) * (r.y1 / TS - r.y0 / TS + 1));
+  }
+  return most;
 }
 
 void compare_case(const Case& c) {
@@ -48,6 +68,9 @@ void compare_case(const Case& c) {
   }
   auto be = make_cpu_backend(2);
   RenderOutput out = be->forward(m, cam, s);
+  if (c.min_big_tiles > 0) {
+    EXPECT_GE(most_tiles(m, cam, s), c.min_big_tiles);
+  }
   ref::ModelD md = ref::ModelD::from(m);
   ref::Images ri = ref::render(md, cam, s);
   // A handful of pixel values may differ where float and double fall on different sides
@@ -98,6 +121,14 @@ TEST(RasterReference, DistortionWithoutDepthPortable) {
   compare_case({"1500 splats distortion only portable", 1500, 50, 37, true, 3, CpuSimd::kPortable, true});
 }
 TEST(RasterReference, LargerImageSmallSh) { compare_case({"3000 splats 130x97", 3000, 130, 97, false, 0, CpuSimd::kAuto}); }
+// 11x9 tiles: the scene's huge splats span more than 64 tiles, which projection counts and
+// the tile lists list one tile at a time (for_each_tile) instead of through a bit mask.
+TEST(RasterReference, SplatsOverMoreThan64Tiles) {
+  compare_case({"1200 splats 170x130", 1200, 170, 130, false, 1, CpuSimd::kAuto, false, 65});
+}
+TEST(RasterReference, SplatsOverMoreThan64TilesPortable) {
+  compare_case({"1200 splats 170x130 portable", 1200, 170, 130, false, 1, CpuSimd::kPortable, false, 65});
+}
 
 TEST(RasterReference, EmptyModel) {
   GaussianModel m;

@@ -34,31 +34,51 @@ inline TileRange tile_range(const SplatPacked& s, int width, int height) {
   return {pr.x0, pr.y0, pr.x1, pr.y1, pr.x0 / TS, pr.y0 / TS, pr.x1 / TS - pr.x0 / TS + 1, pr.y1 / TS - pr.y0 / TS + 1};
 }
 
-// Calls f(tile, tx, ty) for every tile whose pixel centres the splat's cut ellipse can reach,
-// in row-major tile order: the same test as the kernels' tile_hits, for rectangles of more
-// than 64 tiles.
+// Calls f(tile) for every tile of the range r (tile_range) whose pixel centres the splat's
+// cut ellipse can reach, in row-major tile order: the same test as tile_hits, for ranges of
+// more than 64 tiles.
 template <class F>
-inline void for_each_tile(const SplatPacked& s, int width, int height, F&& f) {
-  render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
-  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return;
-  const int TS = render::kTileSize;
-  const int tiles_x = (width + TS - 1) / TS;
+inline void for_each_tile(const SplatPacked& s, const TileRange& r, int tiles_x, F&& f) {
   const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
-  for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
+  for (int ty = r.ty0; ty < r.ty0 + r.nty; ++ty) {
     float py0, py1, px0, px1;
-    render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
-    for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
-      render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
-      if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1))
-        f(ty * tiles_x + tx, tx, ty);
+    render::tile_centre_span(ty, r.y0, r.y1, py0, py1);
+    for (int tx = r.tx0; tx < r.tx0 + r.ntx; ++tx) {
+      render::tile_centre_span(tx, r.x0, r.x1, px0, px1);
+      if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) f(ty * tiles_x + tx);
     }
   }
 }
+
+inline int tiles_across(int width) { return (width + render::kTileSize - 1) / render::kTileSize; }
 
 inline F8 load_lanes(const float* a) {
   f8v v;
   std::memcpy(&v, a, sizeof(v));
   return F8(v);
+}
+
+// The geometry of eight splats as lanes: lane l is splat idx[l].
+struct GeomLanes {
+  Vec3<F8> mean, log_scale;
+  Quat<F8> quat;
+  F8 opacity_logit;
+};
+inline GeomLanes gather_geometry(const SplatArrays& m, const std::size_t* idx) {
+  alignas(32) float in[11][8];
+  for (int l = 0; l < 8; ++l) {
+    const std::size_t i = idx[l];
+    for (int c = 0; c < 3; ++c) {
+      in[c][l] = m.means[3 * i + std::size_t(c)];
+      in[3 + c][l] = m.log_scales[3 * i + std::size_t(c)];
+    }
+    for (int c = 0; c < 4; ++c) in[6 + c][l] = m.quats[4 * i + std::size_t(c)];
+    in[10][l] = m.opacity_logits[i];
+  }
+  return {{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])},
+          {load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])},
+          {load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])},
+          load_lanes(in[10])};
 }
 
 // Project eight consecutive splats (the projection runs on them as lanes), then for each
@@ -76,22 +96,12 @@ struct ProjectKernel {
     std::uint8_t* sh_clamped = a->sh_clamped;
     constexpr int L = 8;
     const std::size_t n = m->n, i0 = std::size_t(block) * L;
-    // lane inputs, one row per quantity; lanes past the end repeat the last splat
-    alignas(32) float in[11][L];
-    for (int l = 0; l < L; ++l) {
-      const std::size_t i = std::min(i0 + std::size_t(l), n - 1);
-      for (int c = 0; c < 3; ++c) {
-        in[c][l] = m->means[3 * i + std::size_t(c)];
-        in[3 + c][l] = m->log_scales[3 * i + std::size_t(c)];
-      }
-      for (int c = 0; c < 4; ++c) in[6 + c][l] = m->quats[4 * i + std::size_t(c)];
-      in[10][l] = m->opacity_logits[i];
-    }
+    std::size_t idx[L];  // lanes past the end repeat the last splat
+    for (int l = 0; l < L; ++l) idx[l] = std::min(i0 + std::size_t(l), n - 1);
+    const GeomLanes geo = gather_geometry(*m, idx);
     render::Projected<F8> pr;
-    const M8 keep = render::project_splat(*view8, Vec3<F8>{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])},
-                                          Vec3<F8>{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])},
-                                          Quat<F8>{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])},
-                                          load_lanes(in[10]), aa, pr);
+    const M8 keep = render::project_splat(*view8, geo.mean, geo.log_scale, geo.quat, geo.opacity_logit, aa, pr);
+    const int tiles_x = tiles_across(v->width);
     for (int l = 0; l < L; ++l) {
       const std::size_t si = i0 + std::size_t(l);
       if (si >= n) break;
@@ -129,10 +139,9 @@ struct ProjectKernel {
       if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
         const std::uint64_t bits = tile_hits(s, tr);
         c = std::uint32_t(__builtin_popcountll(bits));
-        const int tiles_x = (v->width + render::kTileSize - 1) / render::kTileSize;
         tile_mask[i] = {bits, std::uint32_t(tr.ty0 * tiles_x + tr.tx0), std::uint32_t(tr.ntx)};
       } else {
-        for_each_tile(s, v->width, v->height, [&](int, int, int) { ++c; });
+        for_each_tile(s, tr, tiles_x, [&](int) { ++c; });
         tile_mask[i] = {0, 0, 0};
       }
       if (c == 0) continue;
@@ -147,27 +156,26 @@ struct ProjectKernel {
 struct TileListKernel {
   using Args = std::tuple<const TileListArgs*>;
   static void run(int i, const TileListArgs* a) {
-    const SplatPacked* packed = a->packed;
     const std::uint32_t* off = a->offsets;
     const TileHitMask* tile_mask = a->tile_mask;
     std::uint32_t* inst_tile = a->inst_tile;
     std::uint32_t o = off[i];
     if (off[i + 1] == o) return;
     const TileHitMask& hm = tile_mask[i];
+    const int tiles_x = tiles_across(a->width);
     if (hm.ntx > 0) {  // row by row, in row-major tile order as for_each_tile (no division per tile)
-      const std::uint32_t tiles_x = std::uint32_t((a->width + render::kTileSize - 1) / render::kTileSize);
       const std::uint64_t row_bits = hm.ntx == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << hm.ntx) - 1;
       std::uint64_t bits = hm.bits;
-      for (std::uint32_t row = hm.first; bits; row += tiles_x) {
+      for (std::uint32_t row = hm.first; bits; row += std::uint32_t(tiles_x)) {
         for (std::uint64_t b = bits & row_bits; b; b &= b - 1) inst_tile[o++] = row + std::uint32_t(__builtin_ctzll(b));
         bits = hm.ntx == 64 ? 0 : bits >> hm.ntx;
       }
       return;
     }
-    for_each_tile(packed[i], a->width, a->height, [&](int t, int, int) { inst_tile[o++] = std::uint32_t(t); });
+    const SplatPacked& s = a->packed[i];
+    for_each_tile(s, tile_range(s, a->width, a->height), tiles_x, [&](int t) { inst_tile[o++] = std::uint32_t(t); });
   }
 };
-
 
 // Gradients of eight consecutive splats: each sums its records (fixed order), the
 // projection VJP runs on the eight as lanes, then each runs the SH VJP.
@@ -196,42 +204,28 @@ struct VjpKernel {
       }
     }
     render::SplatGeomGrad<F8> sg8;
-    alignas(32) float in_mean[3][L];
-    if (first >= 0) {
-      // lane inputs, one row per quantity; a lane without a splat repeats the first active
-      // one (its results are dropped)
-      constexpr int kRows = 21;
-      const int rf[10] = {kRecMx, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecZ, kRecNx, kRecNy, kRecNz};
-      alignas(32) float in[kRows][L];
-      for (int l = 0; l < L; ++l) {
-        const int src_l = active[l] ? l : first;
-        const std::size_t i = i0 + std::size_t(src_l);
-        for (int c = 0; c < 3; ++c) {
-          in[c][l] = m->means[3 * i + std::size_t(c)];
-          in[3 + c][l] = m->log_scales[3 * i + std::size_t(c)];
-        }
-        for (int c = 0; c < 4; ++c) in[6 + c][l] = m->quats[4 * i + std::size_t(c)];
-        in[10][l] = m->opacity_logits[i];
-        for (int c = 0; c < 10; ++c) in[11 + c][l] = sum[src_l][rf[c]];
-      }
-      const Vec3<F8> mean{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2])};
-      const Vec3<F8> ls{load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])};
-      const Quat<F8> q{load_lanes(in[6]), load_lanes(in[7]), load_lanes(in[8]), load_lanes(in[9])};
-      for (int c = 0; c < 3; ++c) std::memcpy(in_mean[c], in[c], sizeof(in_mean[c]));
-      render::ProjectedGrad<F8> pg;
-      pg.mean2d[0] = load_lanes(in[11]);
-      pg.mean2d[1] = load_lanes(in[12]);
-      pg.conic[0] = load_lanes(in[13]);
-      pg.conic[1] = load_lanes(in[14]);
-      pg.conic[2] = load_lanes(in[15]);
-      pg.opacity = load_lanes(in[16]);
-      pg.depth = load_lanes(in[17]);
-      for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[18 + c]);
-      render::project_splat_vjp(*view8, mean, ls, q, load_lanes(in[10]), a->antialiased, pg, sg8);
-    }
-    // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered back
     alignas(32) float d_sh[48][L];
     if (first >= 0) {
+      // a lane without a splat repeats the first active one (its results are dropped)
+      std::size_t idx[L];
+      for (int l = 0; l < L; ++l) idx[l] = i0 + std::size_t(active[l] ? l : first);
+      const GeomLanes geo = gather_geometry(*m, idx);
+      const int rf[10] = {kRecMx, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecZ, kRecNx, kRecNy, kRecNz};
+      alignas(32) float in[10][L];  // the record sums the projection VJP takes
+      for (int l = 0; l < L; ++l)
+        for (int c = 0; c < 10; ++c) in[c][l] = sum[active[l] ? l : first][rf[c]];
+      render::ProjectedGrad<F8> pg;
+      pg.mean2d[0] = load_lanes(in[0]);
+      pg.mean2d[1] = load_lanes(in[1]);
+      pg.conic[0] = load_lanes(in[2]);
+      pg.conic[1] = load_lanes(in[3]);
+      pg.conic[2] = load_lanes(in[4]);
+      pg.opacity = load_lanes(in[5]);
+      pg.depth = load_lanes(in[6]);
+      for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[7 + c]);
+      render::project_splat_vjp(*view8, geo.mean, geo.log_scale, geo.quat, geo.opacity_logit, a->antialiased, pg, sg8);
+
+      // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered back
       alignas(32) float rows[48][L];  // 45 coefficients, then d_color r, g, b
       for (int l = 0; l < L; ++l) {
         const int src_l = active[l] ? l : first;
@@ -246,8 +240,7 @@ struct VjpKernel {
       F8 rest8[45], d_dc8[3], d_rest8[45];
       for (int k = 0; k < 45; ++k) rest8[k] = load_lanes(rows[k]);
       const F8 campos8[3] = {view8->campos[0], view8->campos[1], view8->campos[2]};
-      const Vec3<F8> mean{load_lanes(in_mean[0]), load_lanes(in_mean[1]), load_lanes(in_mean[2])};
-      render::sh_linear_vjp(a->sh_degree, mean, campos8, rest8,
+      render::sh_linear_vjp(a->sh_degree, geo.mean, campos8, rest8,
                             Vec3<F8>{load_lanes(rows[45]), load_lanes(rows[46]), load_lanes(rows[47])}, d_dc8, d_rest8,
                             sg8.mean);
       for (int k = 0; k < 3; ++k) std::memcpy(d_sh[k], &d_dc8[k].v, sizeof(d_sh[k]));
@@ -283,7 +276,6 @@ struct VjpKernel {
     }
   }
 };
-
 
 }  // namespace
 
