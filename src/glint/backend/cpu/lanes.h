@@ -17,6 +17,11 @@ inline namespace GLINT_LANES_NS {
 
 typedef float f8v __attribute__((vector_size(32)));
 typedef std::int32_t i8v __attribute__((vector_size(32)));
+// The same vector at any float's address: a load through it stays in registers, where a
+// memcpy into an f8v went through the stack in 16-byte halves (GCC's generic AVX tuning
+// splits unaligned 32-byte moves), and the 32-byte reload then stalled on the two stores.
+typedef float f8u __attribute__((vector_size(32), aligned(4)));
+inline f8v load_f8(const float* p) { return *reinterpret_cast<const f8u*>(p); }
 
 struct M8 {  // lane mask: all ones or zero per lane
   i8v v;
@@ -96,6 +101,36 @@ inline F8 lane_log(F8 a) {
   y = y + ef * F8(-2.12194440e-4f).v;
   y = y - F8(0.5f).v * z;
   return F8(m + y + ef * F8(0.693359375f).v);
+}
+
+// Transposes an 8x8 block of floats held as eight vectors (row r, element c becomes
+// row c, element r): the step between "eight consecutive floats of one splat" and "one
+// value of eight splats" (SH coefficients, packed records). Shuffles only, no rounding.
+inline void transpose8(f8v* r) {
+  const f8v t0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
+  const f8v t1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
+  const f8v t2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
+  const f8v t3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
+  const f8v t4 = __builtin_shufflevector(r[4], r[5], 0, 8, 1, 9, 4, 12, 5, 13);
+  const f8v t5 = __builtin_shufflevector(r[4], r[5], 2, 10, 3, 11, 6, 14, 7, 15);
+  const f8v t6 = __builtin_shufflevector(r[6], r[7], 0, 8, 1, 9, 4, 12, 5, 13);
+  const f8v t7 = __builtin_shufflevector(r[6], r[7], 2, 10, 3, 11, 6, 14, 7, 15);
+  const f8v u0 = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+  const f8v u1 = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+  const f8v u2 = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+  const f8v u3 = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+  const f8v u4 = __builtin_shufflevector(t4, t6, 0, 1, 8, 9, 4, 5, 12, 13);
+  const f8v u5 = __builtin_shufflevector(t4, t6, 2, 3, 10, 11, 6, 7, 14, 15);
+  const f8v u6 = __builtin_shufflevector(t5, t7, 0, 1, 8, 9, 4, 5, 12, 13);
+  const f8v u7 = __builtin_shufflevector(t5, t7, 2, 3, 10, 11, 6, 7, 14, 15);
+  r[0] = __builtin_shufflevector(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);
+  r[1] = __builtin_shufflevector(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);
+  r[2] = __builtin_shufflevector(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);
+  r[3] = __builtin_shufflevector(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);
+  r[4] = __builtin_shufflevector(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);
+  r[5] = __builtin_shufflevector(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);
+  r[6] = __builtin_shufflevector(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);
+  r[7] = __builtin_shufflevector(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
 inline bool lane_on(M8 m, int l) { return m.v[l] != 0; }

@@ -53,9 +53,7 @@ inline void for_each_tile(const SplatPacked& s, const TileRange& r, int tiles_x,
 inline int tiles_across(int width) { return (width + render::kTileSize - 1) / render::kTileSize; }
 
 inline F8 load_lanes(const float* a) {
-  f8v v;
-  std::memcpy(&v, a, sizeof(v));
-  return F8(v);
+  return F8(load_f8(a));
 }
 
 // The geometry of eight splats as lanes: lane l is splat idx[l].
@@ -81,6 +79,49 @@ inline GeomLanes gather_geometry(const SplatArrays& m, const std::size_t* idx) {
           load_lanes(in[10])};
 }
 
+// Columns 0..ncols-1 of eight rows of `stride` floats (stride >= 8), row l as lane l:
+// out[c] lane l = rows[l * stride + c]. Eight columns at a time through transpose8; the
+// last block is loaded from stride - 8 so that nothing past a row is read.
+inline void rows_to_lanes(const float* rows, int stride, int ncols, F8* out) {
+  for (int kb = 0; kb < ncols; kb += 8) {
+    const int at = std::min(kb, stride - 8);
+    f8v r[8];
+    for (int l = 0; l < 8; ++l) r[l] = load_f8(rows + std::size_t(l) * std::size_t(stride) + at);
+    transpose8(r);
+    for (int j = kb - at; j < 8 && at + j < ncols; ++j) out[at + j] = F8(r[j]);
+  }
+}
+
+// The colour of eight splats seen along d (lanes): render::sh_color's sums, term by term
+// in its order, so every lane gets the scalar function's bits. rest_rows holds the eight
+// splats' 45 coefficients, row after row. clamped[c] is set where channel c was clamped.
+inline Vec3<F8> sh_color_lanes(int deg, Vec3<F8> d, const F8* dc, const float* rest_rows, M8* clamped) {
+  F8 b[16], rest[45];
+  render::sh_basis(deg, d, b);
+  const int nk = render::sh_coeff_count(deg);
+  rows_to_lanes(rest_rows, 45, 3 * (nk - 1), rest);
+  F8 col[3];
+  for (int c = 0; c < 3; ++c) {
+    F8 s = F8(0.f) + b[0] * dc[c];
+    for (int k = 1; k < nk; ++k) s += b[k] * rest[3 * (k - 1) + c];
+    s += F8(0.5f);
+    const M8 keep = s > F8(0.f);
+    clamped[c] = !keep;
+    col[c] = lane_select(keep, s, F8(0.f));
+  }
+  return {col[0], col[1], col[2]};
+}
+
+// render::view_dir on lanes (the same operations: 1 / |v| times v).
+inline Vec3<F8> view_dir_lanes(Vec3<F8> mean, const F8* campos) {
+  const Vec3<F8> v{mean.x - campos[0], mean.y - campos[1], mean.z - campos[2]};
+  const F8 len = norm(v);
+  const M8 pos = len > F8(0.f);
+  const F8 inv = F8(1.f) / lane_select(pos, len, F8(1.f));
+  return {lane_select(pos, inv * v.x, F8(0.f)), lane_select(pos, inv * v.y, F8(0.f)),
+          lane_select(pos, inv * v.z, F8(1.f))};
+}
+
 // Project eight consecutive splats (the projection runs on them as lanes), then for each
 // kept one: colour, normal, pack what the tile kernels read, count the tiles it touches.
 struct ProjectKernel {
@@ -101,6 +142,38 @@ struct ProjectKernel {
     const GeomLanes geo = gather_geometry(*m, idx);
     render::Projected<F8> pr;
     const M8 keep = render::project_splat(*view8, geo.mean, geo.log_scale, geo.quat, geo.opacity_logit, aa, pr);
+    // colour on the lanes; the tail block reads its repeated splats from a copy
+    alignas(32) float tail_rest[L * 45];
+    const float* rest_rows = m->sh_rest + 45 * i0;
+    if (i0 + L > n) {
+      for (int l = 0; l < L; ++l) std::memcpy(tail_rest + 45 * l, m->sh_rest + 45 * idx[l], 45 * sizeof(float));
+      rest_rows = tail_rest;
+    }
+    alignas(32) float dc_in[3][L];
+    for (int l = 0; l < L; ++l)
+      for (int c = 0; c < 3; ++c) dc_in[c][l] = m->sh_dc[3 * idx[l] + std::size_t(c)];
+    const F8 dc[3] = {load_lanes(dc_in[0]), load_lanes(dc_in[1]), load_lanes(dc_in[2])};
+    M8 clamped[3];
+    const Vec3<F8> col = sh_color_lanes(deg, view_dir_lanes(geo.mean, view8->campos), dc, rest_rows, clamped);
+    const unsigned cl_bits[3] = {lane_bits(clamped[0]), lane_bits(clamped[1]), lane_bits(clamped[2])};
+    alignas(32) float nrm[3][L] = {};
+    if (normals)
+      for (int l = 0; l < L; ++l)
+        if (lane_on(keep, l)) {
+          const std::size_t i = idx[l];
+          const Vec3f nv = render::splat_normal(*v, load3(m->means, long(i)), load3(m->log_scales, long(i)),
+                                                load_quat(m->quats, long(i)));
+          nrm[0][l] = nv.x;
+          nrm[1][l] = nv.y;
+          nrm[2][l] = nv.z;
+        }
+    // the packed records: field-major lanes transposed to one record per splat
+    f8v lo[8] = {pr.mx.v, pr.my.v, pr.conic[0].v, pr.conic[1].v, pr.conic[2].v, pr.opacity.v, pr.power_cut.v,
+                 pr.depth.v};
+    f8v hi[8] = {col.x.v, col.y.v, col.z.v, load_lanes(nrm[0]).v, load_lanes(nrm[1]).v, load_lanes(nrm[2]).v,
+                 pr.ext_x.v, pr.ext_y.v};
+    transpose8(lo);
+    transpose8(hi);
     const int tiles_x = tiles_across(v->width);
     for (int l = 0; l < L; ++l) {
       const std::size_t si = i0 + std::size_t(l);
@@ -109,31 +182,11 @@ struct ProjectKernel {
       radii[i] = 0;
       count[i] = 0;
       if (!lane_on(keep, l)) continue;
-      const Vec3f mean = load3(m->means, i);
-      SplatPacked s{};
-      s.mx = pr.mx[l];
-      s.my = pr.my[l];
-      s.A = pr.conic[0][l];
-      s.B = pr.conic[1][l];
-      s.C = pr.conic[2][l];
-      s.opacity = pr.opacity[l];
-      s.power_cut = pr.power_cut[l];
-      s.z = pr.depth[l];
-      s.ext_x = pr.ext_x[l];
-      s.ext_y = pr.ext_y[l];
-      unsigned clamped = 0;
-      Vec3f col = render::sh_color(deg, render::view_dir(mean, v->campos), m->sh_dc + 3 * si,
-                                   m->sh_rest + 45 * si, &clamped);
-      sh_clamped[i] = std::uint8_t(clamped);
-      s.r = col.x;
-      s.g = col.y;
-      s.b = col.z;
-      if (normals) {
-        Vec3f nrm = render::splat_normal(*v, mean, load3(m->log_scales, i), load_quat(m->quats, i));
-        s.nx = nrm.x;
-        s.ny = nrm.y;
-        s.nz = nrm.z;
-      }
+      sh_clamped[i] = std::uint8_t(((cl_bits[0] >> l) & 1u) | (((cl_bits[1] >> l) & 1u) << 1) |
+                                   (((cl_bits[2] >> l) & 1u) << 2));
+      std::memcpy(reinterpret_cast<char*>(&packed[i]), &lo[l], sizeof(f8v));
+      std::memcpy(reinterpret_cast<char*>(&packed[i]) + sizeof(f8v), &hi[l], sizeof(f8v));
+      const SplatPacked& s = packed[i];
       std::uint32_t c = 0;
       const TileRange tr = tile_range(s, v->width, v->height);
       if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
@@ -145,7 +198,6 @@ struct ProjectKernel {
         tile_mask[i] = {0, 0, 0};
       }
       if (c == 0) continue;
-      packed[i] = s;
       count[i] = c;
       std::memcpy(&depth_key[i], &s.z, 4);  // z >= near > 0: the float bits sort like the floats
       radii[i] = int(std::ceil(std::min(std::max(s.ext_x, s.ext_y), 1e9f)));
