@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
   repeats = std::max(1, repeats);
   auto be = make_cpu_backend(threads);
   std::printf("glint CPU rasterizer benchmark  simd=%s  threads=%s\n",
-              active_cpu_simd() == CpuSimd::kAvx2 ? "avx2" : "portable",
+              cpu_simd_name(active_cpu_simd()),
               threads > 0 ? std::to_string(threads).c_str() : "default");
   std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s\n", "size", "splats", "visible", "inst/M",
               "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu");

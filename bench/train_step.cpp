@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   }
   std::printf("glint training step benchmark  threads=%d  steps=%d (after %d warm-up)  simd=%s\n",
               threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
-              active_cpu_simd() == CpuSimd::kAvx2 ? "avx2" : "portable");
+              cpu_simd_name(active_cpu_simd()));
   std::printf("%-14s %10s %7s %7s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scene", "size", "splats", "inst/K", "steps/K", "ms/step", "forward",
               "loss", "backward", "stats", "adam", "densify", "cpu ms");
   const fs::path colmap = fs::path(dataset).parent_path() / "shapes_colmap";

@@ -53,9 +53,12 @@ std::uint64_t one_at_a_time(const cpu::SplatPacked& s, int width, int height, in
 
 }  // namespace
 
-TEST(CpuTileHits, BothBuildsMatchTheOneTileAtATimeTest) {
-  const bool avx2 = active_cpu_simd() == CpuSimd::kAvx2;
+TEST(CpuTileHits, EveryBuildMatchesTheOneTileAtATimeTest) {
+  set_cpu_simd(CpuSimd::kAuto);
+  const CpuSimd best = active_cpu_simd();
+  const bool avx2 = best != CpuSimd::kPortable, avx512 = best == CpuSimd::kAvx512;
   if (!avx2) std::printf("[ NOTE     ] no AVX2+FMA on this CPU: only the portable build is checked\n");
+  if (avx2 && !avx512) std::printf("[ NOTE     ] no AVX-512 on this CPU: its build is not checked\n");
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> U(0.f, 1.f);
   const int width = 203, height = 150, TS = render::kTileSize;  // not multiples of 16
@@ -78,6 +81,9 @@ TEST(CpuTileHits, BothBuildsMatchTheOneTileAtATimeTest) {
     ASSERT_EQ(cpu::portable::tile_hits(s, range), want) << "splat " << it;
     if (avx2) {
       ASSERT_EQ(cpu::avx2::tile_hits(s, range), want) << "splat " << it;
+    }
+    if (avx512) {
+      ASSERT_EQ(cpu::avx512::tile_hits(s, range), want) << "splat " << it;
     }
   }
   // the scenes must exercise what the eight-tile build does differently: rectangles that

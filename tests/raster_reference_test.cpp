@@ -111,6 +111,10 @@ void compare_case(const Case& c) {
 
 TEST(RasterReference, RandomSceneAllOutputs) { compare_case({"2000 splats 77x53", 2000, 77, 53, false, 3, CpuSimd::kAuto}); }
 TEST(RasterReference, RandomSceneAntialiased) { compare_case({"1500 splats AA", 1500, 61, 45, true, 2, CpuSimd::kAuto}); }
+// On a CPU with AVX-512 the default is that build; the AVX2 build is checked here too.
+TEST(RasterReference, RandomSceneAvx2Path) {
+  compare_case({"2000 splats 77x53 avx2", 2000, 77, 53, false, 3, CpuSimd::kAvx2});
+}
 TEST(RasterReference, RandomScenePortablePath) {
   compare_case({"1500 splats portable", 1500, 50, 37, false, 1, CpuSimd::kPortable});
 }

@@ -79,10 +79,12 @@ class Backend {
 // threads <= 0: OpenMP's default (OMP_NUM_THREADS or the number of cores).
 std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
 
-// SIMD path of the CPU blend kernels. kAuto picks AVX2+FMA when the CPU has it (the
-// environment variable GLINT_CPU_SIMD=portable forces the portable path).
-enum class CpuSimd { kAuto, kPortable, kAvx2 };
-void set_cpu_simd(CpuSimd mode);  // process-wide; kAvx2 falls back to portable if unsupported
-CpuSimd active_cpu_simd();        // the path forward/backward will take now
+// Build of the CPU kernels. kAuto picks the best the CPU runs: AVX-512 (x86-64-v4), else
+// AVX2+FMA, else portable; the environment variable GLINT_CPU_SIMD=portable|avx2|avx512
+// caps it. A request the CPU cannot run falls back to the next build down.
+enum class CpuSimd { kAuto, kPortable, kAvx2, kAvx512 };
+void set_cpu_simd(CpuSimd mode);     // process-wide
+CpuSimd active_cpu_simd();           // the build forward/backward will take now
+const char* cpu_simd_name(CpuSimd);  // "portable", "avx2", "avx512" (or "auto")
 
 }  // namespace glint

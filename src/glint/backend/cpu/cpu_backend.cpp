@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -50,19 +51,53 @@ bool cpu_has_avx2() {
   return false;
 #endif
 }
+// x86-64-v4, what raster_avx512.cpp is compiled for (the CPU check also covers the OS
+// saving the AVX-512 state).
+bool cpu_has_avx512() {
+#if defined(__x86_64__) || defined(__i386__)
+  return cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512cd");
+#else
+  return false;
+#endif
+}
 std::atomic<int> g_simd_request{int(CpuSimd::kAuto)};
+
+// GLINT_CPU_SIMD caps the build kAuto picks; an unknown value is reported once and ignored.
+CpuSimd env_simd_cap() {
+  const char* env = std::getenv("GLINT_CPU_SIMD");
+  if (!env || !*env) return CpuSimd::kAvx512;
+  const std::string v = env;
+  if (v == "portable") return CpuSimd::kPortable;
+  if (v == "avx2") return CpuSimd::kAvx2;
+  if (v == "avx512" || v == "auto") return CpuSimd::kAvx512;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::fprintf(stderr, "glint: warning: GLINT_CPU_SIMD=%s is not one of portable, avx2, avx512, auto; ignored\n",
+                 env);
+  return CpuSimd::kAvx512;
+}
 }  // namespace
 
 void set_cpu_simd(CpuSimd mode) { g_simd_request.store(int(mode)); }
 
-CpuSimd active_cpu_simd() {
-  auto req = CpuSimd(g_simd_request.load());
-  if (req == CpuSimd::kPortable) return CpuSimd::kPortable;
-  if (req == CpuSimd::kAuto) {
-    const char* env = std::getenv("GLINT_CPU_SIMD");
-    if (env && std::string(env) == "portable") return CpuSimd::kPortable;
+const char* cpu_simd_name(CpuSimd s) {
+  switch (s) {
+    case CpuSimd::kPortable: return "portable";
+    case CpuSimd::kAvx2: return "avx2";
+    case CpuSimd::kAvx512: return "avx512";
+    case CpuSimd::kAuto: break;
   }
-  return cpu_has_avx2() ? CpuSimd::kAvx2 : CpuSimd::kPortable;
+  return "auto";
+}
+
+CpuSimd active_cpu_simd() {
+  auto want = CpuSimd(g_simd_request.load());
+  if (want == CpuSimd::kAuto) want = env_simd_cap();
+  if (want == CpuSimd::kAvx512 && cpu_has_avx512()) return CpuSimd::kAvx512;
+  if (want != CpuSimd::kPortable && cpu_has_avx2()) return CpuSimd::kAvx2;
+  return CpuSimd::kPortable;
 }
 
 namespace detail {
@@ -148,6 +183,11 @@ constexpr CpuKernels kPortableKernels{&portable::forward_tile, &portable::backwa
                                       &portable::list_tiles, &portable::splat_vjps};
 constexpr CpuKernels kAvx2Kernels{&avx2::forward_tile, &avx2::backward_tile, &avx2::project_splats,
                                   &avx2::list_tiles, &avx2::splat_vjps};
+constexpr CpuKernels kAvx512Kernels{&avx512::forward_tile, &avx512::backward_tile, &avx512::project_splats,
+                                    &avx512::list_tiles, &avx512::splat_vjps};
+const CpuKernels& kernels_for(CpuSimd s) {
+  return s == CpuSimd::kAvx512 ? kAvx512Kernels : s == CpuSimd::kAvx2 ? kAvx2Kernels : kPortableKernels;
+}
 
 SplatArrays splat_arrays(const GaussianModel& m) {
   return {m.size(),       m.means.data(), m.log_scales.data(), m.quats.data(), m.opacity_logits.data(),
@@ -222,7 +262,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
   TileHitMask* tile_mask = grow(st->tile_mask, st->n);
   st->sh_clamped.resize(st->n);
-  st->kernels = active_cpu_simd() == CpuSimd::kAvx2 ? &kAvx2Kernels : &kPortableKernels;
+  st->kernels = &kernels_for(active_cpu_simd());
   const CpuKernels& k = *st->kernels;
   ProjectArgs pa{};
   pa.m = splat_arrays(model);

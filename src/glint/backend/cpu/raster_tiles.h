@@ -1,7 +1,8 @@
 #pragma once
 // Data the CPU tile kernels share with the launcher: one packed record a splat (a cache
 // line), argument blocks, and the per-ISA entry points (raster_portable.cpp and
-// raster_avx2.cpp compile the same kernel body, raster_kernels_impl.h, for two targets).
+// raster_avx2.cpp and raster_avx512.cpp compile the same kernel body, raster_kernels_impl.h,
+// for three targets).
 #include <cstdint>
 
 namespace glint::cpu {
@@ -113,5 +114,10 @@ void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
 std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
 }  // namespace avx2
+namespace avx512 {
+void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
+void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
+std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
+}  // namespace avx512
 
 }  // namespace glint::cpu

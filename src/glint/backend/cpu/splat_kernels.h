@@ -1,8 +1,9 @@
 #pragma once
 // The CPU backend's per-splat kernels: projection (with the tile hit tests), the per-splat
 // tile lists, and the gradient VJP. Like the tile kernels they are compiled once per
-// instruction set (raster_portable.cpp, raster_avx2.cpp include splat_kernels_impl.h), so
-// the eight-splat lanes fill one AVX register where the CPU has one. The interface is plain
+// instruction set (raster_portable.cpp, raster_avx2.cpp and raster_avx512.cpp include
+// splat_kernels_impl.h), so the eight-splat lanes fill one AVX register where the CPU has
+// one. The interface is plain
 // arrays: render/ and lane types have other names in the AVX2 build (render/isa.h).
 #include <cstddef>
 #include <cstdint>
@@ -82,5 +83,10 @@ void project_splats(const ProjectArgs&, int threads);
 void list_tiles(const TileListArgs&, int threads);
 void splat_vjps(const VjpArgs&, int threads);
 }  // namespace avx2
+namespace avx512 {
+void project_splats(const ProjectArgs&, int threads);
+void list_tiles(const TileListArgs&, int threads);
+void splat_vjps(const VjpArgs&, int threads);
+}  // namespace avx512
 
 }  // namespace glint::cpu

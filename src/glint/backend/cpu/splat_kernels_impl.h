@@ -1,6 +1,6 @@
 // The CPU backend's per-splat kernels (splat_kernels.h), compiled once per instruction set:
-// included after raster_kernels_impl.h by raster_portable.cpp and raster_avx2.cpp, with
-// GLINT_CPU_ISA naming the namespace. Launched with launch<Kernel> (launch.h): typed, so a
+// included after raster_kernels_impl.h by raster_portable.cpp, raster_avx2.cpp and
+// raster_avx512.cpp, with GLINT_CPU_ISA naming the namespace. Launched with launch<Kernel> (launch.h): typed, so a
 // wrong argument list does not compile.
 // No include guard on purpose.
 #include <omp.h>

@@ -1,0 +1,26 @@
+// AVX-512 build of the CPU rasterizer kernels, tile and per-splat: the same eight-lane
+// code as raster_avx2.cpp, compiled for x86-64-v4 (AVX-512 F/BW/CD/DQ/VL, see
+// src/CMakeLists.txt). The lanes stay 256 bits wide; what the compiler gains is 32 vector
+// registers (fewer spills in the blend and VJP), mask registers for compares and selects,
+// and three-input shuffles. Only called after the runtime CPU check in cpu_backend.cpp
+// (active_cpu_simd). Every operation is IEEE and fused only where the code says fmadd, so
+// it computes the AVX2 build's bits (tests/raster_determinism_test.cpp checks).
+#include <array>
+#if defined(__x86_64__) || defined(__i386__)
+#define GLINT_CPU_ISA avx512
+#define GLINT_RENDER_NS avx512
+#define GLINT_LANES_NS lanes_avx512
+#include "glint/backend/cpu/raster_kernels_impl.h"
+#include "glint/backend/cpu/splat_kernels_impl.h"
+#else
+#include "glint/backend/cpu/raster_tiles.h"
+#include "glint/backend/cpu/splat_kernels.h"
+namespace glint::cpu::avx512 {  // no AVX-512 on this target: the next build down stands in
+void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { avx2::forward_tile(a, tile, flags); }
+void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { avx2::backward_tile(a, tile, flags); }
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return avx2::tile_hits(s, r); }
+void project_splats(const ProjectArgs& a, int threads) { avx2::project_splats(a, threads); }
+void list_tiles(const TileListArgs& a, int threads) { avx2::list_tiles(a, threads); }
+void splat_vjps(const VjpArgs& a, int threads) { avx2::splat_vjps(a, threads); }
+}  // namespace glint::cpu::avx512
+#endif
