@@ -443,7 +443,10 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   grad.resize(st->n);
   const int ntiles = st->tiles_x * st->tiles_y;
   const std::size_t ninst = st->inst_splat.size();
-  float* records = grow(records_, std::max<std::size_t>(1, ninst * kRecordFloats));
+  // one 64-byte cache line per record: the tile kernels write each record whole, with
+  // streaming stores where the line is aligned (raster_kernels_impl.h, store_record)
+  float* records = grow(records_, std::max<std::size_t>(1, ninst * kRecordFloats) + kRecordFloats);
+  records += (64 - reinterpret_cast<std::uintptr_t>(records) % 64) % 64 / sizeof(float);
 
   TileBackwardArgs ba{};
   ba.splats = st->packed.data();

@@ -488,6 +488,24 @@ inline vf lane_sums8(const vf* a) {
 
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
 
+// One gradient record (a cache line: the backend aligns the records to 64 bytes). Records
+// go to their splat's slot, scattered over the whole array, and are read only by the VJP
+// pass that follows: streaming stores skip reading each line in before writing it.
+inline void store_record(float* rec, vf lo, vf hi) {
+#if defined(__AVX__)
+  if (reinterpret_cast<std::uintptr_t>(rec) % 32 == 0) {
+    __m256 l, h;
+    std::memcpy(&l, &lo, 32);
+    std::memcpy(&h, &hi, 32);
+    _mm256_stream_ps(rec, l);
+    _mm256_stream_ps(rec + 8, h);
+    return;
+  }
+#endif
+  std::memcpy(rec, &lo, sizeof(lo));
+  std::memcpy(rec + 8, &hi, sizeof(hi));
+}
+
 
 template <unsigned F>
 void backward_impl(const TileBackwardArgs& a, int tile) {
@@ -568,7 +586,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       // the forward blended nothing and stopped no pixel here, so replaying the
       // instance would change no state and add nothing (a quarter of the instances of a
       // deep scene: splats behind finished pixels)
-      std::memset(rec, 0, sizeof(float) * kRecordFloats);
+      store_record(rec, bc(0.f), bc(0.f));
       continue;
     }
     vf acc[kRecordFloats];
@@ -646,12 +664,12 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       total -= nstop;
     }
     // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
-    const vf lo = lane_sums8(acc), hi = lane_sums8(acc + 8);
-    std::memcpy(rec, &lo, sizeof(lo));
-    std::memcpy(rec + 8, &hi, sizeof(hi));
+    store_record(rec, lane_sums8(acc), lane_sums8(acc + 8));
   }
-  for (; p < end; ++p)
-    std::memset(a.records + std::size_t(a.inst_slot[p]) * kRecordFloats, 0, sizeof(float) * kRecordFloats);
+  for (; p < end; ++p) store_record(a.records + std::size_t(a.inst_slot[p]) * kRecordFloats, bc(0.f), bc(0.f));
+#if defined(__AVX__)
+  _mm_sfence();  // streaming stores are weakly ordered: complete them before the tile ends
+#endif
 }
 
 template <std::size_t... I>
