@@ -14,13 +14,9 @@ namespace glint {
 namespace {
 
 constexpr int kRadius = kSsimWindow / 2;
-// Elementwise passes are cheap and memory-bound, but from 64k values two threads still
-// win: training calls this every step, so the threads are awake (loss at 320x240 with the
-// loss's own threshold also at 64k: 3.4 -> 2.6 ms a step).
-constexpr long kMinParallelElementwise = 1L << 16;
-// The SSIM map itself is not memory-bound (a division and ~30 flops per value): it pays
-// off from the blurs' size on.
-constexpr long kMinParallelMap = 1L << 16;
+// Threads from 64k values (planes times pixels times channels): training calls this every
+// step, so the threads are awake and a parallel region costs less than it saves.
+constexpr long kMinParallel = 1L << 16;
 
 template <class T>
 std::array<T, kSsimWindow> gaussian_window() {
@@ -66,51 +62,116 @@ GLINT_SIMD_CLONES void conv11(double* dst, const double* const* src, const doubl
   conv11_impl(dst, src, g, n);
 }
 
-// Separable 'same' Gaussian blur with zero padding of `n` interleaved planes at once:
-// planes[k] is a w x h x c image, out[k] the blurred one; tmp holds the horizontal pass
-// (n images); pad holds, per thread, one zero-padded row and one row of zeros. Each output
-// value is sum_i g[i] x[i] accumulated from 0 in tap order; a tap in the padding adds
-// exactly 0. The window is symmetric and zero padding makes the operator its own
-// transpose, which the gradient uses. Rows are independent, so threading over them is
-// deterministic.
-template <class T, int n>
-void blur(const std::array<const T*, n>& planes, const std::array<T*, n>& out, T* tmp, T* pad, int w, int h, int c) {
+// One row of the SSIM map from the blurred moments m = {mu1, mu2, e11, e22, e12}: the
+// values v and, when d_mu1 is given, the derivatives of each value w.r.t. mu1, e11 and e12
+// (for the gradient's blur). Elementwise, so it vectorises; compiled for AVX2 and baseline
+// like conv11, with no FMA in either, so both give the same bits.
+template <class T>
+inline void map_row_impl(const T* const* m, T C1, T C2, long n, T* __restrict v, T* __restrict d_mu1,
+                         T* __restrict d_e11, T* __restrict d_e12) {
+  const T *mu1 = m[0], *mu2 = m[1], *e11 = m[2], *e22 = m[3], *e12 = m[4];
+  for (long j = 0; j < n; ++j) {
+    T m1 = mu1[j], m2 = mu2[j];
+    T s11 = e11[j] - m1 * m1, s22 = e22[j] - m2 * m2, s12 = e12[j] - m1 * m2;
+    T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
+    T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
+    T den = B1 * B2;
+    v[j] = A1 * A2 / den;
+  }
+  if (!d_mu1) return;
+  for (long j = 0; j < n; ++j) {
+    // ssim = A1*A2/(B1*B2) with s11 = e11 - mu1^2, s12 = e12 - mu1*mu2.
+    T m1 = mu1[j], m2 = mu2[j];
+    T s11 = e11[j] - m1 * m1, s22 = e22[j] - m2 * m2, s12 = e12[j] - m1 * m2;
+    T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
+    T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
+    T den = B1 * B2;
+    const T vj = v[j];
+    d_mu1[j] = (2 * m2 * A2 - 2 * m2 * A1) / den - vj * 2 * m1 / B1 + vj * 2 * m1 / B2;
+    d_e11[j] = -vj / B2;
+    d_e12[j] = 2 * A1 / den;
+  }
+}
+GLINT_SIMD_CLONES void map_row(const float* const* m, float C1, float C2, long n, float* v, float* d_mu1, float* d_e11,
+                               float* d_e12) {
+  map_row_impl(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
+}
+GLINT_SIMD_CLONES void map_row(const double* const* m, double C1, double C2, long n, double* v, double* d_mu1,
+                               double* d_e11, double* d_e12) {
+  map_row_impl(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
+}
+
+// Per-thread scratch of the banded blur: a ring of kSsimWindow rows of the horizontal
+// pass for each of up to 5 planes, one zero-padded input row, one row of zeros, and the
+// current output row of each plane.
+template <class T>
+struct BlurScratch {
+  T* ring;   // [5][kSsimWindow][row]
+  T* pad;    // [row + 2 kRadius c], zero outside the middle
+  T* zeros;  // [row]
+  T* out;    // [5][row], and one more row for the SSIM map
+  static long floats(long row, int c) { return (5L * kSsimWindow + 1 + 6) * row + row + 2L * kRadius * c; }
+  BlurScratch(T* p, long row, int c)
+      : ring(p), pad(p + 5L * kSsimWindow * row), zeros(pad + row + 2L * kRadius * c), out(zeros + row) {}
+};
+
+// Rows [y0, y1) of the separable 'same' Gaussian blur with zero padding of n planes, one
+// output row at a time: input row yy of plane k comes from in_row(yy, k, dst) (row values
+// written to dst), its horizontal pass goes into a ring of kSsimWindow rows, and output
+// row y, the vertical pass over ring rows y - 5 .. y + 5 (rows outside the image read
+// zeros), is handed to out_row(y, rows) while it is in cache. Every output value is
+// sum_i g[i] x[i] accumulated from 0 in tap order in both passes, as a whole-image
+// two-pass blur would give, so bands of any size give the same bits (threads split the
+// rows into bands; each recomputes the 5-row halos). The window is symmetric and zero
+// padding makes the operator its own transpose, which the gradient uses.
+template <class T, int n, class In, class Out>
+void blur_band(int y0, int y1, int w, int h, int c, const BlurScratch<T>& sc, In&& in_row, Out&& out_row) {
   static const std::array<T, kSsimWindow> g = gaussian_window<T>();
   const long row = static_cast<long>(w) * c;
-  const long padded = row + 2L * kRadius * c;
-  const bool par = static_cast<long>(w) * h * c * n >= 65536;
+  const T* src[kSsimWindow];
+  int next = std::max(0, y0 - kRadius);  // next input row to run the horizontal pass on
+  std::array<T*, n> outs;
+  for (int k = 0; k < n; ++k) outs[k] = sc.out + k * row;
+  for (int y = y0; y < y1; ++y) {
+    for (; next < h && next <= y + kRadius; ++next) {
+      for (int k = 0; k < n; ++k) {
+        in_row(next, k, sc.pad + kRadius * c);
+        for (int i = 0; i < kSsimWindow; ++i) src[i] = sc.pad + static_cast<long>(i) * c;
+        conv11(sc.ring + (static_cast<long>(k) * kSsimWindow + next % kSsimWindow) * row, src, g.data(), row);
+      }
+    }
+    for (int k = 0; k < n; ++k) {
+      for (int i = 0; i < kSsimWindow; ++i) {
+        const int yy = y + i - kRadius;
+        src[i] = yy >= 0 && yy < h ? sc.ring + (static_cast<long>(k) * kSsimWindow + yy % kSsimWindow) * row : sc.zeros;
+      }
+      conv11(outs[k], src, g.data(), row);
+    }
+    out_row(y, outs);
+  }
+}
+
+// Runs f(y0, y1, scratch) on bands of rows, one per thread when the image is large enough
+// to pay for threads. Scratch is kept per thread across calls (training calls this every
+// step with the same size).
+template <class T, class F>
+void for_bands(int w, int h, int c, int planes, F&& f) {
+  const long row = static_cast<long>(w) * c;
+  const bool par = row * h * planes >= kMinParallel;
 #pragma omp parallel if (par)
   {
 #ifdef _OPENMP
-    T* p = pad + static_cast<long>(omp_get_thread_num()) * (padded + row);
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
 #else
-    T* p = pad;
+    const int nt = 1, t = 0;
 #endif
-    T* zeros = p + padded;
-    std::fill(p, p + padded + row, T(0));
-    const T* src[kSsimWindow];
-    // Horizontal pass into tmp, laid out as n consecutive images.
-#pragma omp for schedule(static)
-    for (int y = 0; y < h; ++y) {
-      for (int k = 0; k < n; ++k) {
-        const T* in = planes[k] + y * row;
-        std::copy(in, in + row, p + kRadius * c);
-        for (int i = 0; i < kSsimWindow; ++i) src[i] = p + static_cast<long>(i) * c;
-        conv11(tmp + (static_cast<long>(k) * h + y) * row, src, g.data(), row);
-      }
-    }
-    // Vertical pass: a row of output reads 11 rows of tmp (rows outside read zeros).
-#pragma omp for schedule(static)
-    for (int y = 0; y < h; ++y) {
-      for (int k = 0; k < n; ++k) {
-        const T* base = tmp + static_cast<long>(k) * h * row;
-        for (int i = 0; i < kSsimWindow; ++i) {
-          const int yy = y + i - kRadius;
-          src[i] = yy >= 0 && yy < h ? base + static_cast<long>(yy) * row : zeros;
-        }
-        conv11(out[k] + y * row, src, g.data(), row);
-      }
-    }
+    static thread_local std::vector<T> scratch;
+    const std::size_t need = static_cast<std::size_t>(BlurScratch<T>::floats(row, c));
+    if (scratch.size() < need) scratch.resize(need);
+    std::fill(scratch.begin(), scratch.begin() + static_cast<long>(need), T(0));
+    const BlurScratch<T> sc(scratch.data(), row, c);
+    const int y0 = static_cast<int>(static_cast<long>(h) * t / nt), y1 = static_cast<int>(static_cast<long>(h) * (t + 1) / nt);
+    if (y0 < y1) f(y0, y1, sc);
   }
 }
 
@@ -123,61 +184,40 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   const long row = static_cast<long>(w) * c;
   const T C1 = static_cast<T>(kSsimC1), C2 = static_cast<T>(kSsimC2);
 
-  // 5 products, their 5 blurs, the horizontal-pass scratch and padded rows, kept per
-  // thread across calls (training calls this every step with the same size).
-  const long padded = row + 2L * kRadius * c;
-#ifdef _OPENMP
-  const long nthreads = omp_get_max_threads();
-#else
-  const long nthreads = 1;
-#endif
+  // The derivatives of each pixel's SSIM w.r.t. its blurred moments mu1, e11 and e12, for
+  // the gradient's blur; kept per thread across calls.
   static thread_local std::vector<T> buf;
-  const std::size_t need = static_cast<std::size_t>(count) * 15 + static_cast<std::size_t>((padded + row) * nthreads);
-  if (buf.size() < need) buf.resize(need);
-  T* aa = buf.data();
-  T* bb = aa + count;
-  T* ab = bb + count;
-  T* mu1 = ab + count;  // blur(a)
-  T* mu2 = mu1 + count;
-  T* e11 = mu2 + count;  // blur(a*a)
-  T* e22 = e11 + count;
-  T* e12 = e22 + count;
-  T* tmp = e12 + count;  // 5 * count
-  T* pad = tmp + 5 * count;
-#pragma omp parallel for schedule(static) if (count >= kMinParallelElementwise)
-  for (long i = 0; i < count; ++i) {
-    aa[i] = a[i] * a[i];
-    bb[i] = b[i] * b[i];
-    ab[i] = a[i] * b[i];
-  }
-  blur<T, 5>({a, b, aa, bb, ab}, {mu1, mu2, e11, e22, e12}, tmp, pad, w, h, c);
-
-  // SSIM map, per-row sums (combined in row order below) and, for the gradient, the
-  // derivatives of each pixel's SSIM w.r.t. its blurred moments mu1, e11 and e12.
+  if (grad_a && buf.size() < static_cast<std::size_t>(3 * count)) buf.resize(static_cast<std::size_t>(3 * count));
+  T* d_mu1 = grad_a ? buf.data() : nullptr;
+  T* d_e11 = grad_a ? d_mu1 + count : nullptr;
+  T* d_e12 = grad_a ? d_e11 + count : nullptr;
   std::vector<double> row_sum(h);
-  T* d_mu1 = aa;  // the products are no longer needed
-  T* d_e11 = bb;
-  T* d_e12 = ab;
-#pragma omp parallel for schedule(static) if (count >= kMinParallelMap)
-  for (int y = 0; y < h; ++y) {
-    double s = 0;
-    for (long j = y * row; j < (y + 1) * row; ++j) {
-      T m1 = mu1[j], m2 = mu2[j];
-      T s11 = e11[j] - m1 * m1, s22 = e22[j] - m2 * m2, s12 = e12[j] - m1 * m2;
-      T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
-      T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
-      T den = B1 * B2;
-      T v = A1 * A2 / den;
-      s += static_cast<double>(v);
-      if (grad_a) {
-        // ssim = A1*A2/(B1*B2) with s11 = e11 - mu1^2, s12 = e12 - mu1*mu2.
-        d_mu1[j] = (2 * m2 * A2 - 2 * m2 * A1) / den - v * 2 * m1 / B1 + v * 2 * m1 / B2;
-        d_e11[j] = -v / B2;
-        d_e12[j] = 2 * A1 / den;
+
+  // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
+  // each output row with its per-row sum (combined in row order below).
+  for_bands<T>(w, h, c, 5, [&](int y0, int y1, const BlurScratch<T>& sc) {
+    const auto in = [&](int yy, int k, T* dst) {
+      const T* ra = a + yy * row;
+      const T* rb = b + yy * row;
+      switch (k) {
+        case 0: std::copy(ra, ra + row, dst); break;
+        case 1: std::copy(rb, rb + row, dst); break;
+        case 2: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
+        case 3: for (long j = 0; j < row; ++j) dst[j] = rb[j] * rb[j]; break;
+        default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
       }
-    }
-    row_sum[y] = s;
-  }
+    };
+    const auto out = [&](int y, const std::array<T*, 5>& m) {
+      T* v = sc.out + 5 * row;  // the row's SSIM values
+      const long q = y * row;
+      map_row(m.data(), C1, C2, row, v, grad_a ? d_mu1 + q : nullptr, grad_a ? d_e11 + q : nullptr,
+              grad_a ? d_e12 + q : nullptr);
+      double s = 0;
+      for (long j = 0; j < row; ++j) s += static_cast<double>(v[j]);
+      row_sum[y] = s;
+    };
+    blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
+  });
   double total = 0;
   for (int y = 0; y < h; ++y) total += row_sum[y];
   const double mean = total / static_cast<double>(count);
@@ -185,10 +225,17 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   if (grad_a) {
     // d mean / d a[q] = (1/count) [blur(d_mu1) + 2 a blur(d_e11) + b blur(d_e12)](q):
     // the blur is self-adjoint (symmetric window, zero padding).
-    blur<T, 3>({d_mu1, d_e11, d_e12}, {mu1, e11, e12}, tmp, pad, w, h, c);
     const T inv = static_cast<T>(1.0 / static_cast<double>(count));
-#pragma omp parallel for schedule(static) if (count >= kMinParallelElementwise)
-    for (long i = 0; i < count; ++i) grad_a[i] = inv * (mu1[i] + 2 * a[i] * e11[i] + b[i] * e12[i]);
+    const T* planes[3] = {d_mu1, d_e11, d_e12};
+    for_bands<T>(w, h, c, 3, [&](int y0, int y1, const BlurScratch<T>& sc) {
+      const auto in = [&](int yy, int k, T* dst) { std::copy(planes[k] + yy * row, planes[k] + (yy + 1) * row, dst); };
+      const auto out = [&](int y, const std::array<T*, 3>& m) {
+        const long o = y * row;
+        for (long j = 0; j < row; ++j)
+          grad_a[o + j] = inv * (m[0][j] + 2 * a[o + j] * m[1][j] + b[o + j] * m[2][j]);
+      };
+      blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
+    });
   }
   return mean;
 }
