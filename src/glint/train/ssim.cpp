@@ -32,9 +32,9 @@ std::array<T, kSsimWindow> gaussian_window() {
   return out;
 }
 
-// dst[j] = sum_i g[i] * src[i][j] for j < n, accumulated from 0 in tap order i = 0..10:
-// the inner loop of both blur passes (a tap reading zero padding adds exactly +0). One
-// store per output, the 11 taps in registers. Compiled for AVX2 and for baseline x86-64
+// dst[j] = sum_i g[i] * src[i][j] for j < n, in a fixed order (conv11_impl): the inner
+// loop of both blur passes (a tap reading zero padding adds exactly +0). One store per
+// output, the 11 taps in registers. Compiled for AVX2 and for baseline x86-64
 // (target_clones picks at load time); no FMA either way, so both give identical results.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GLINT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
@@ -49,10 +49,12 @@ inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long
     s[i] = src[i];
     w[i] = g[i];
   }
+  // the window is symmetric (w[i] == w[10 - i] exactly): taps in mirrored pairs, outermost
+  // (smallest weight) first, six products instead of eleven
   for (long j = 0; j < n; ++j) {
-    T acc = 0;
-    for (int i = 0; i < kSsimWindow; ++i) acc += w[i] * s[i][j];
-    dst[j] = acc;
+    T acc = w[0] * (s[0][j] + s[10][j]);
+    for (int i = 1; i < kRadius; ++i) acc += w[i] * (s[i][j] + s[kSsimWindow - 1 - i][j]);
+    dst[j] = acc + w[kRadius] * s[kRadius][j];
   }
 }
 GLINT_SIMD_CLONES void conv11(float* dst, const float* const* src, const float* g, long n) {
@@ -120,8 +122,8 @@ struct BlurScratch {
 // written to dst), its horizontal pass goes into a ring of kSsimWindow rows, and output
 // row y, the vertical pass over ring rows y - 5 .. y + 5 (rows outside the image read
 // zeros), is handed to out_row(y, rows) while it is in cache. Every output value is
-// sum_i g[i] x[i] accumulated from 0 in tap order in both passes, as a whole-image
-// two-pass blur would give, so bands of any size give the same bits (threads split the
+// conv11's fixed-order sum in both passes, as a whole-image two-pass blur would give, so
+// bands of any size give the same bits (threads split the
 // rows into bands; each recomputes the 5-row halos). The window is symmetric and zero
 // padding makes the operator its own transpose, which the gradient uses.
 template <class T, int n, class In, class Out>
