@@ -86,15 +86,20 @@ void Trainer::check_finite(long step, double loss) const {
   for (int g = 0; g < kNumParamGroups; ++g) {
     const std::vector<float>& p = set_.param(g);
     // x * 0 is 0 for finite x and NaN for inf/NaN, so the sum is finite iff every value
-    // is: one vectorised pass, no branch per value.
-    float acc[8] = {};
+    // is: one vectorised pass, no branch per value, and the order of the sum cannot change
+    // the answer, so threads take blocks.
     const float* d = p.data();
-    const std::size_t n = p.size(), n8 = n / 8 * 8;
-    for (std::size_t i = 0; i < n8; i += 8)
-      for (int k = 0; k < 8; ++k) acc[k] += d[i + k] * 0.f;
-    for (std::size_t i = n8; i < n; ++i) acc[0] += d[i] * 0.f;
+    const long n = static_cast<long>(p.size());
     float all = 0.f;
-    for (int k = 0; k < 8; ++k) all += acc[k];
+#pragma omp parallel for schedule(static) reduction(+ : all) if (n >= (1L << 18))
+    for (long b = 0; b < n; b += 8192) {
+      float acc[8] = {};
+      const long e = std::min(n, b + 8192), e8 = b + (e - b) / 8 * 8;
+      for (long i = b; i < e8; i += 8)
+        for (int k = 0; k < 8; ++k) acc[k] += d[i + k] * 0.f;
+      for (long i = e8; i < e; ++i) acc[0] += d[i] * 0.f;
+      for (int k = 0; k < 8; ++k) all += acc[k];
+    }
     if (!(all == 0.f))
       throw Error("step " + std::to_string(step) + ": parameter tensor '" + kParamGroupNames[static_cast<std::size_t>(g)] +
                   "' has non-finite values");
