@@ -209,6 +209,22 @@ T* grow(std::vector<T>& v, std::size_t n) {
   return v.data();
 }
 
+// Per-pixel state the forward tile kernels write and the backward reads: n values from a
+// 64-byte boundary of the vector. Two threads write neighbouring tiles at the same time,
+// and a tile row of one value per pixel is 64 bytes: aligned, it is one cache line of its
+// own; at malloc's 16-byte alignment it shared a line with each neighbour (the forward's
+// blend phase at 800x800 / 300k measured 36.1-36.8 ms before, 33.6-34.8 after).
+template <class T>
+T* pixel_buffer(std::vector<T>& v, std::size_t n) {
+  T* p = grow(v, n + 64 / sizeof(T));
+  return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
+}
+template <class T>
+const T* pixel_buffer(const std::vector<T>& v) {
+  const T* p = v.data();
+  return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
@@ -389,13 +405,13 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (settings.want_normal) out.normal = ImageF(W, H, 3);
   if (settings.want_count) out.count = ImageF(W, H, 1);
   if (settings.want_distortion) out.distortion = ImageF(W, H, 1);
-  float* T_final = grow(st->T_final, P);
-  float* C_final = grow(st->C_final, 3 * P);
-  float* S_final = settings.want_depth ? grow(st->S_final, P) : nullptr;
-  float* N_final = settings.want_normal ? grow(st->N_final, 3 * P) : nullptr;
-  float* L_final = settings.want_distortion ? grow(st->L_final, P) : nullptr;
-  float* R_final = settings.want_distortion ? grow(st->R_final, P) : nullptr;
-  std::int32_t* median_inst = settings.want_median_depth ? grow(st->median_inst, P) : nullptr;
+  float* T_final = pixel_buffer(st->T_final, P);
+  float* C_final = pixel_buffer(st->C_final, 3 * P);
+  float* S_final = settings.want_depth ? pixel_buffer(st->S_final, P) : nullptr;
+  float* N_final = settings.want_normal ? pixel_buffer(st->N_final, 3 * P) : nullptr;
+  float* L_final = settings.want_distortion ? pixel_buffer(st->L_final, P) : nullptr;
+  float* R_final = settings.want_distortion ? pixel_buffer(st->R_final, P) : nullptr;
+  std::int32_t* median_inst = settings.want_median_depth ? pixel_buffer(st->median_inst, P) : nullptr;
 
   TileForwardArgs fa{};
   fa.splats = st->packed.data();
@@ -456,13 +472,13 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.height = st->height;
   ba.tiles_x = st->tiles_x;
   for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
-  ba.T_final = st->T_final.data();
-  ba.C_final = st->C_final.data();
-  ba.S_final = st->settings.want_depth ? st->S_final.data() : nullptr;
-  ba.N_final = st->settings.want_normal ? st->N_final.data() : nullptr;
-  ba.L_final = st->settings.want_distortion ? st->L_final.data() : nullptr;
-  ba.R_final = st->settings.want_distortion ? st->R_final.data() : nullptr;
-  ba.median_inst = st->settings.want_median_depth ? st->median_inst.data() : nullptr;
+  ba.T_final = pixel_buffer(st->T_final);
+  ba.C_final = pixel_buffer(st->C_final);
+  ba.S_final = st->settings.want_depth ? pixel_buffer(st->S_final) : nullptr;
+  ba.N_final = st->settings.want_normal ? pixel_buffer(st->N_final) : nullptr;
+  ba.L_final = st->settings.want_distortion ? pixel_buffer(st->L_final) : nullptr;
+  ba.R_final = st->settings.want_distortion ? pixel_buffer(st->R_final) : nullptr;
+  ba.median_inst = st->settings.want_median_depth ? pixel_buffer(st->median_inst) : nullptr;
   ba.d_rgb = gin.d_rgb;
   ba.d_alpha = gin.d_alpha;
   ba.d_depth = gin.d_depth;
