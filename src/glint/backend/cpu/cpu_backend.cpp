@@ -179,12 +179,12 @@ void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& va
   }
 }
 
-constexpr CpuKernels kPortableKernels{&portable::forward_tile, &portable::backward_tile, &portable::project_splats,
-                                      &portable::list_tiles, &portable::splat_vjps};
-constexpr CpuKernels kAvx2Kernels{&avx2::forward_tile, &avx2::backward_tile, &avx2::project_splats,
-                                  &avx2::list_tiles, &avx2::splat_vjps};
-constexpr CpuKernels kAvx512Kernels{&avx512::forward_tile, &avx512::backward_tile, &avx512::project_splats,
-                                    &avx512::list_tiles, &avx512::splat_vjps};
+constexpr CpuKernels kPortableKernels{&portable::forward_tile, &portable::compose_rows, &portable::backward_tile,
+                                      &portable::project_splats, &portable::list_tiles, &portable::splat_vjps};
+constexpr CpuKernels kAvx2Kernels{&avx2::forward_tile, &avx2::compose_rows, &avx2::backward_tile,
+                                  &avx2::project_splats, &avx2::list_tiles, &avx2::splat_vjps};
+constexpr CpuKernels kAvx512Kernels{&avx512::forward_tile, &avx512::compose_rows, &avx512::backward_tile,
+                                    &avx512::project_splats, &avx512::list_tiles, &avx512::splat_vjps};
 const CpuKernels& kernels_for(CpuSimd s) {
   return s == CpuSimd::kAvx512 ? kAvx512Kernels : s == CpuSimd::kAvx2 ? kAvx2Kernels : kPortableKernels;
 }
@@ -438,6 +438,11 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.inst_acted = grow(st->inst_acted, std::max<std::uint64_t>(1, total));
   const unsigned flags = st->flags;
   parallel_for_tiles(ntiles, threads_, [&](int t) { k.forward_tile(fa, t, flags); });
+  // the colour over the background and alpha, over contiguous rows (compose_rows says why)
+  const int nrows_chunks = std::max(1, std::min(threads_ * 4, H / 16));
+  parallel_for_chunks(nrows_chunks, threads_, [&](int c) {
+    k.compose_rows(fa, int(std::int64_t(H) * c / nrows_chunks), int(std::int64_t(H) * (c + 1) / nrows_chunks));
+  });
 
   out.num_visible = visible;
   out.num_instances = std::int64_t(total);

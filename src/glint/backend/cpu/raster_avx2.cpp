@@ -13,6 +13,7 @@
 #include "glint/backend/cpu/splat_kernels.h"
 namespace glint::cpu::avx2 {  // no AVX2 on this target: the portable kernels stand in
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { portable::forward_tile(a, tile, flags); }
+void compose_rows(const TileForwardArgs& a, int y0, int y1) { portable::compose_rows(a, y0, y1); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
 std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return portable::tile_hits(s, r); }
 void project_splats(const ProjectArgs& a, int threads) { portable::project_splats(a, threads); }

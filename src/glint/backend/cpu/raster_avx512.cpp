@@ -17,6 +17,7 @@
 #include "glint/backend/cpu/splat_kernels.h"
 namespace glint::cpu::avx512 {  // no AVX-512 on this target: the next build down stands in
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { avx2::forward_tile(a, tile, flags); }
+void compose_rows(const TileForwardArgs& a, int y0, int y1) { avx2::compose_rows(a, y0, y1); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { avx2::backward_tile(a, tile, flags); }
 std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return avx2::tile_hits(s, r); }
 void project_splats(const ProjectArgs& a, int threads) { avx2::project_splats(a, threads); }

@@ -86,6 +86,9 @@ struct TileBackwardArgs {
 };
 
 using ForwardTileFn = void (*)(const TileForwardArgs&, int tile, unsigned flags);
+// rgb (C + T bg) and alpha (1 - T) of rows [y0, y1) from T_final and C_final, after the
+// forward tiles
+using ComposeRowsFn = void (*)(const TileForwardArgs&, int y0, int y1);
 using BackwardTileFn = void (*)(const TileBackwardArgs&, int tile, unsigned flags);
 // A splat's pixel box (render::splat_pixel_rect, inclusive) and the tiles it spans. Plain
 // ints rather than render::PixelRect: the AVX2 build's render/ types have other names.
@@ -106,16 +109,19 @@ struct TileHitMask {
 // (ty - ty0) * ntx + (tx - tx0).
 namespace portable {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
+void compose_rows(const TileForwardArgs&, int y0, int y1);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
 std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
 }  // namespace portable
 namespace avx2 {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
+void compose_rows(const TileForwardArgs&, int y0, int y1);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
 std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
 }  // namespace avx2
 namespace avx512 {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
+void compose_rows(const TileForwardArgs&, int y0, int y1);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
 std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
 }  // namespace avx512

@@ -67,6 +67,7 @@ using SplatVjpsFn = void (*)(const VjpArgs&, int threads);
 // backward must replay the forward's decisions exactly.
 struct CpuKernels {
   ForwardTileFn forward_tile;
+  ComposeRowsFn compose_rows;
   BackwardTileFn backward_tile;
   ProjectSplatsFn project_splats;
   ListTilesFn list_tiles;
