@@ -52,18 +52,28 @@ void expect_identical(const Result& a, const Result& b, const char* what) {
   EXPECT_TRUE(same_bits(a.grad.mean2d_abs, b.grad.mean2d_abs));
 }
 
-void check_path(CpuSimd simd) {
-  set_cpu_simd(simd);
+// A scene with every output and its upstream gradient: what the bit-for-bit checks run.
+struct AllOutputsCase {
   GaussianModel m = random_scene(6000, 99);
   Camera cam = look_at(181, 122, 160, {0, -3, 0.5}, {0, 0, 0});
-  RenderSettings s;
-  s.background[1] = 1.f;
-  s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
+  RenderSettings s = all_outputs();
   Upstream up = random_upstream(cam.width, cam.height, s, 5);
-  Result r1 = run(m, cam, s, up, 1);
-  Result r2 = run(m, cam, s, up, 2);
-  Result r4 = run(m, cam, s, up, 4);
-  Result r4b = run(m, cam, s, up, 4);
+  Result run_with(int threads) const { return run(m, cam, s, up, threads); }
+  static RenderSettings all_outputs() {
+    RenderSettings s;
+    s.background[1] = 1.f;
+    s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
+    return s;
+  }
+};
+
+void check_path(CpuSimd simd) {
+  set_cpu_simd(simd);
+  const AllOutputsCase c;
+  Result r1 = c.run_with(1);
+  Result r2 = c.run_with(2);
+  Result r4 = c.run_with(4);
+  Result r4b = c.run_with(4);
   EXPECT_GT(r1.out.num_instances, 1000);
   expect_identical(r1, r2, "1 vs 2 threads");
   expect_identical(r1, r4, "1 vs 4 threads");
@@ -87,15 +97,10 @@ TEST(RasterDeterminism, Avx2AndAvx512Identical) {
     std::printf("[ NOTE     ] no AVX-512 on this CPU: nothing to compare\n");
     return;
   }
-  GaussianModel m = random_scene(6000, 99);
-  Camera cam = look_at(181, 122, 160, {0, -3, 0.5}, {0, 0, 0});
-  RenderSettings s;
-  s.background[1] = 1.f;
-  s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
-  Upstream up = random_upstream(cam.width, cam.height, s, 5);
-  const Result a = run(m, cam, s, up, 2);
+  const AllOutputsCase c;
+  const Result a = c.run_with(2);
   set_cpu_simd(CpuSimd::kAvx2);
-  const Result b = run(m, cam, s, up, 2);
+  const Result b = c.run_with(2);
   set_cpu_simd(CpuSimd::kAuto);
   EXPECT_GT(a.out.num_instances, 1000);
   expect_identical(a, b, "avx512 vs avx2");

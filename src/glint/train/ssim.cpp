@@ -68,7 +68,7 @@ GLINT_SIMD_CLONES void conv11(double* dst, const double* const* src, const doubl
 // values v and, when d_mu1 is given, the derivatives of each value w.r.t. mu1, e11 and e12
 // (for the gradient's blur). Elementwise, so it vectorises; compiled for AVX2 and baseline
 // like conv11, with no FMA in either, so both give the same bits.
-template <class T>
+template <bool kGrad, class T>
 inline void map_row_impl(const T* const* m, T C1, T C2, long n, T* __restrict v, T* __restrict d_mu1,
                          T* __restrict d_e11, T* __restrict d_e12) {
   const T *mu1 = m[0], *mu2 = m[1], *e11 = m[2], *e22 = m[3], *e12 = m[4];
@@ -78,29 +78,30 @@ inline void map_row_impl(const T* const* m, T C1, T C2, long n, T* __restrict v,
     T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
     T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
     T den = B1 * B2;
-    v[j] = A1 * A2 / den;
+    const T vj = A1 * A2 / den;
+    v[j] = vj;
+    if constexpr (kGrad) {
+      // ssim = A1*A2/(B1*B2) with s11 = e11 - mu1^2, s12 = e12 - mu1*mu2.
+      d_mu1[j] = (2 * m2 * A2 - 2 * m2 * A1) / den - vj * 2 * m1 / B1 + vj * 2 * m1 / B2;
+      d_e11[j] = -vj / B2;
+      d_e12[j] = 2 * A1 / den;
+    }
   }
-  if (!d_mu1) return;
-  for (long j = 0; j < n; ++j) {
-    // ssim = A1*A2/(B1*B2) with s11 = e11 - mu1^2, s12 = e12 - mu1*mu2.
-    T m1 = mu1[j], m2 = mu2[j];
-    T s11 = e11[j] - m1 * m1, s22 = e22[j] - m2 * m2, s12 = e12[j] - m1 * m2;
-    T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
-    T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
-    T den = B1 * B2;
-    const T vj = v[j];
-    d_mu1[j] = (2 * m2 * A2 - 2 * m2 * A1) / den - vj * 2 * m1 / B1 + vj * 2 * m1 / B2;
-    d_e11[j] = -vj / B2;
-    d_e12[j] = 2 * A1 / den;
-  }
+}
+template <class T>
+inline void map_row_any(const T* const* m, T C1, T C2, long n, T* v, T* d_mu1, T* d_e11, T* d_e12) {
+  if (d_mu1)
+    map_row_impl<true>(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
+  else
+    map_row_impl<false>(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
 }
 GLINT_SIMD_CLONES void map_row(const float* const* m, float C1, float C2, long n, float* v, float* d_mu1, float* d_e11,
                                float* d_e12) {
-  map_row_impl(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
+  map_row_any(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
 }
 GLINT_SIMD_CLONES void map_row(const double* const* m, double C1, double C2, long n, double* v, double* d_mu1,
                                double* d_e11, double* d_e12) {
-  map_row_impl(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
+  map_row_any(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
 }
 
 // Per-thread scratch of the banded blur: a ring of kSsimWindow rows of the horizontal
