@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Glint and runs every check CI runs, in order of how fast they fail:
-#   1. Release build + the whole GoogleTest suite (ctest), and a check that the AVX2
-#      kernel object shares no code with the portable build (check-isa-objects.sh)
+#   1. Release build + the whole GoogleTest suite (ctest), and a check that the AVX2 and
+#      AVX-512 kernel objects share no code with the portable build (check-isa-objects.sh)
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. each libFuzzer target for a bounded time (FUZZ_SECONDS, default 30)
 # plus, where the CUDA toolkit is installed, an nvcc compile of the render/ math.

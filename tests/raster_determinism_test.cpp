@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "glint/backend/backend.h"
 #include "raster_test_util.h"
@@ -154,6 +155,10 @@ TEST(RasterDeterminism, DistortionChangesNothingElse) {
 }
 
 TEST(RasterDeterminism, SimdSelection) {
+  // the test sets GLINT_CPU_SIMD itself: start without it and put back what the caller had
+  const char* had = std::getenv("GLINT_CPU_SIMD");
+  const std::string saved = had ? had : "";
+  ASSERT_EQ(unsetenv("GLINT_CPU_SIMD"), 0);
   set_cpu_simd(CpuSimd::kPortable);
   EXPECT_EQ(active_cpu_simd(), CpuSimd::kPortable);
   set_cpu_simd(CpuSimd::kAuto);
@@ -170,9 +175,12 @@ TEST(RasterDeterminism, SimdSelection) {
   EXPECT_EQ(active_cpu_simd(), CpuSimd::kPortable);
   ASSERT_EQ(setenv("GLINT_CPU_SIMD", "avx2", 1), 0);
   EXPECT_EQ(active_cpu_simd(), best == CpuSimd::kPortable ? CpuSimd::kPortable : CpuSimd::kAvx2);
+  ASSERT_EQ(setenv("GLINT_CPU_SIMD", "not-a-build", 1), 0);  // reported once on stderr, ignored
+  EXPECT_EQ(active_cpu_simd(), best);
   ASSERT_EQ(unsetenv("GLINT_CPU_SIMD"), 0);
   EXPECT_EQ(active_cpu_simd(), best);
   EXPECT_STREQ(cpu_simd_name(CpuSimd::kAvx512), "avx512");
+  if (had) setenv("GLINT_CPU_SIMD", saved.c_str(), 1);
 }
 
 // A backward runs the kernels its forward ran, even if the SIMD choice changes in between:

@@ -106,16 +106,24 @@ GLINT_SIMD_CLONES void map_row(const double* const* m, double C1, double C2, lon
 
 // Per-thread scratch of the banded blur: a ring of kSsimWindow rows of the horizontal
 // pass for each of up to 5 planes, one zero-padded input row, one row of zeros, and the
-// current output row of each plane.
+// current output row of each plane plus one for the SSIM map. Only pad's borders and
+// zeros must hold zeros (clear_borders); every other value is written before it is read.
 template <class T>
 struct BlurScratch {
   T* ring;   // [5][kSsimWindow][row]
-  T* pad;    // [row + 2 kRadius c], zero outside the middle
+  T* pad;    // [row + 2 kRadius c]
   T* zeros;  // [row]
-  T* out;    // [5][row], and one more row for the SSIM map
-  static long floats(long row, int c) { return (5L * kSsimWindow + 1 + 6) * row + row + 2L * kRadius * c; }
-  BlurScratch(T* p, long row, int c)
-      : ring(p), pad(p + 5L * kSsimWindow * row), zeros(pad + row + 2L * kRadius * c), out(zeros + row) {}
+  T* out;    // [6][row]
+  long row, border;
+  static long floats(long row, int c) { return (5L * kSsimWindow + 1 + 1 + 6) * row + 2L * kRadius * c; }
+  BlurScratch(T* p, long row_, int c)
+      : ring(p), pad(p + 5L * kSsimWindow * row_), zeros(pad + row_ + 2L * kRadius * c), out(zeros + row_),
+        row(row_), border(static_cast<long>(kRadius) * c) {}
+  void clear_borders() const {
+    std::fill(pad, pad + border, T(0));
+    std::fill(pad + border + row, pad + 2 * border + row, T(0));
+    std::fill(zeros, zeros + row, T(0));
+  }
 };
 
 // Rows [y0, y1) of the separable 'same' Gaussian blur with zero padding of n planes, one
@@ -124,9 +132,9 @@ struct BlurScratch {
 // row y, the vertical pass over ring rows y - 5 .. y + 5 (rows outside the image read
 // zeros), is handed to out_row(y, rows) while it is in cache. Every output value is
 // conv11's fixed-order sum in both passes, as a whole-image two-pass blur would give, so
-// bands of any size give the same bits (threads split the
-// rows into bands; each recomputes the 5-row halos). The window is symmetric and zero
-// padding makes the operator its own transpose, which the gradient uses.
+// bands of any size give the same bits (threads split the rows into bands; each recomputes
+// the 5-row halos). The window is symmetric and zero padding makes the operator its own
+// transpose, which the gradient uses.
 template <class T, int n, class In, class Out>
 void blur_band(int y0, int y1, int w, int h, int c, const BlurScratch<T>& sc, In&& in_row, Out&& out_row) {
   static const std::array<T, kSsimWindow> g = gaussian_window<T>();
@@ -171,9 +179,10 @@ void for_bands(int w, int h, int c, int planes, F&& f) {
     static thread_local std::vector<T> scratch;
     const std::size_t need = static_cast<std::size_t>(BlurScratch<T>::floats(row, c));
     if (scratch.size() < need) scratch.resize(need);
-    std::fill(scratch.begin(), scratch.begin() + static_cast<long>(need), T(0));
     const BlurScratch<T> sc(scratch.data(), row, c);
-    const int y0 = static_cast<int>(static_cast<long>(h) * t / nt), y1 = static_cast<int>(static_cast<long>(h) * (t + 1) / nt);
+    sc.clear_borders();
+    const int y0 = static_cast<int>(static_cast<long>(h) * t / nt);
+    const int y1 = static_cast<int>(static_cast<long>(h) * (t + 1) / nt);
     if (y0 < y1) f(y0, y1, sc);
   }
 }

@@ -209,18 +209,20 @@ T* grow(std::vector<T>& v, std::size_t n) {
   return v.data();
 }
 
-// Per-pixel state the forward tile kernels write and the backward reads: n values from a
-// 64-byte boundary of the vector. Two threads write neighbouring tiles at the same time,
-// and a tile row of one value per pixel is 64 bytes: aligned, it is one cache line of its
-// own; at malloc's 16-byte alignment it shared a line with each neighbour (the forward's
-// blend phase at 800x800 / 300k measured 36.1-36.8 ms before, 33.6-34.8 after).
+// Scratch that starts on a cache line: n values from a 64-byte boundary of the vector (the
+// const overload finds the same boundary again). For what tiles write while the other
+// thread writes the neighbouring tiles: a tile row of the per-pixel forward state
+// (T_final, ...) is 64 bytes, and at malloc's 16-byte alignment it shared a line with each
+// neighbour (the forward's blend phase at 800x800 / 300k measured 36.1-36.8 ms before,
+// 33.6-34.8 after); and for the backward's gradient records, one line each, which the tile
+// kernels write with streaming stores.
 template <class T>
-T* pixel_buffer(std::vector<T>& v, std::size_t n) {
+T* line_aligned(std::vector<T>& v, std::size_t n) {
   T* p = grow(v, n + 64 / sizeof(T));
   return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
 }
 template <class T>
-const T* pixel_buffer(const std::vector<T>& v) {
+const T* line_aligned(const std::vector<T>& v) {
   const T* p = v.data();
   return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
 }
@@ -405,13 +407,13 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (settings.want_normal) out.normal = ImageF(W, H, 3);
   if (settings.want_count) out.count = ImageF(W, H, 1);
   if (settings.want_distortion) out.distortion = ImageF(W, H, 1);
-  float* T_final = pixel_buffer(st->T_final, P);
-  float* C_final = pixel_buffer(st->C_final, 3 * P);
-  float* S_final = settings.want_depth ? pixel_buffer(st->S_final, P) : nullptr;
-  float* N_final = settings.want_normal ? pixel_buffer(st->N_final, 3 * P) : nullptr;
-  float* L_final = settings.want_distortion ? pixel_buffer(st->L_final, P) : nullptr;
-  float* R_final = settings.want_distortion ? pixel_buffer(st->R_final, P) : nullptr;
-  std::int32_t* median_inst = settings.want_median_depth ? pixel_buffer(st->median_inst, P) : nullptr;
+  float* T_final = line_aligned(st->T_final, P);
+  float* C_final = line_aligned(st->C_final, 3 * P);
+  float* S_final = settings.want_depth ? line_aligned(st->S_final, P) : nullptr;
+  float* N_final = settings.want_normal ? line_aligned(st->N_final, 3 * P) : nullptr;
+  float* L_final = settings.want_distortion ? line_aligned(st->L_final, P) : nullptr;
+  float* R_final = settings.want_distortion ? line_aligned(st->R_final, P) : nullptr;
+  std::int32_t* median_inst = settings.want_median_depth ? line_aligned(st->median_inst, P) : nullptr;
 
   TileForwardArgs fa{};
   fa.splats = st->packed.data();
@@ -464,10 +466,8 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   grad.resize(st->n);
   const int ntiles = st->tiles_x * st->tiles_y;
   const std::size_t ninst = st->inst_splat.size();
-  // one 64-byte cache line per record: the tile kernels write each record whole, with
-  // streaming stores where the line is aligned (raster_kernels_impl.h, store_record)
-  float* records = grow(records_, std::max<std::size_t>(1, ninst * kRecordFloats) + kRecordFloats);
-  records += (64 - reinterpret_cast<std::uintptr_t>(records) % 64) % 64 / sizeof(float);
+  // one cache line per record, written whole with streaming stores (store_record)
+  float* records = line_aligned(records_, std::max<std::size_t>(1, ninst * kRecordFloats));
 
   TileBackwardArgs ba{};
   ba.splats = st->packed.data();
@@ -477,13 +477,13 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.height = st->height;
   ba.tiles_x = st->tiles_x;
   for (int c = 0; c < 3; ++c) ba.bg[c] = st->settings.background[c];
-  ba.T_final = pixel_buffer(st->T_final);
-  ba.C_final = pixel_buffer(st->C_final);
-  ba.S_final = st->settings.want_depth ? pixel_buffer(st->S_final) : nullptr;
-  ba.N_final = st->settings.want_normal ? pixel_buffer(st->N_final) : nullptr;
-  ba.L_final = st->settings.want_distortion ? pixel_buffer(st->L_final) : nullptr;
-  ba.R_final = st->settings.want_distortion ? pixel_buffer(st->R_final) : nullptr;
-  ba.median_inst = st->settings.want_median_depth ? pixel_buffer(st->median_inst) : nullptr;
+  ba.T_final = line_aligned(st->T_final);
+  ba.C_final = line_aligned(st->C_final);
+  ba.S_final = st->settings.want_depth ? line_aligned(st->S_final) : nullptr;
+  ba.N_final = st->settings.want_normal ? line_aligned(st->N_final) : nullptr;
+  ba.L_final = st->settings.want_distortion ? line_aligned(st->L_final) : nullptr;
+  ba.R_final = st->settings.want_distortion ? line_aligned(st->R_final) : nullptr;
+  ba.median_inst = st->settings.want_median_depth ? line_aligned(st->median_inst) : nullptr;
   ba.d_rgb = gin.d_rgb;
   ba.d_alpha = gin.d_alpha;
   ba.d_depth = gin.d_depth;

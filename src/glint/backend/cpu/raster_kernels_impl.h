@@ -225,7 +225,9 @@ inline PairRows pair_rows(const SplatPacked& s, int y0, int q) {
 struct SplatLanes {
   vf mx, half_a, opacity, power_cut;
 };
-inline SplatLanes splat_lanes(const SplatPacked& s) { return {bc(s.mx), bc(0.5f * s.A), bc(s.opacity), bc(s.power_cut)}; }
+inline SplatLanes splat_lanes(const SplatPacked& s) {
+  return {bc(s.mx), bc(0.5f * s.A), bc(s.opacity), bc(s.power_cut)};
+}
 // Offsets from the mean in x of the lanes of the group whose first pixel centre is px0.
 inline vf group_dx(float px0, vf mx) {
   const vf col = {0.f, 1.f, 2.f, 3.f, 0.f, 1.f, 2.f, 3.f};
@@ -408,8 +410,9 @@ void forward_impl(const TileForwardArgs& a, int tile) {
     a.inst_acted[p] = acted;
   }
   // Transmittance and colour of a whole tile go out four pixels (one row of a lane group)
-  // per store: about 1 ms of the 800x800 / 300k forward against pixel by pixel. The colour
-  // over the background and alpha come from them in compose_rows.
+  // per store (about 1 ms of the 800x800 / 300k forward against pixel by pixel, measured
+  // when these stores also wrote rgb and alpha). The colour over the background and alpha
+  // come from them in compose_rows.
   const bool whole = ncols == TS && nrows == TS;
   if (whole) {
     for (int gi = 0; gi < NG; ++gi) {
@@ -481,24 +484,22 @@ inline vf lane_sums8(const vf* a) {
 
 inline float ld(const float* p, std::size_t i) { return p ? p[i] : 0.f; }
 
-// One gradient record (a cache line: the backend aligns the records to 64 bytes). Records
-// go to their splat's slot, scattered over the whole array, and are read only by the VJP
-// pass that follows: streaming stores skip reading each line in before writing it.
+// One gradient record, a cache line: the backend hands out the records from a 64-byte
+// boundary (line_aligned in cpu_backend.cpp). Records go to their splat's slot, scattered
+// over the whole array, and are read only by the VJP pass that follows: streaming stores
+// skip reading each line in before writing it.
 inline void store_record(float* rec, vf lo, vf hi) {
 #if defined(__AVX__)
-  if (reinterpret_cast<std::uintptr_t>(rec) % 32 == 0) {
-    __m256 l, h;
-    std::memcpy(&l, &lo, 32);
-    std::memcpy(&h, &hi, 32);
-    _mm256_stream_ps(rec, l);
-    _mm256_stream_ps(rec + 8, h);
-    return;
-  }
-#endif
+  __m256 l, h;
+  std::memcpy(&l, &lo, 32);
+  std::memcpy(&h, &hi, 32);
+  _mm256_stream_ps(rec, l);
+  _mm256_stream_ps(rec + 8, h);
+#else
   std::memcpy(rec, &lo, sizeof(lo));
   std::memcpy(rec + 8, &hi, sizeof(hi));
+#endif
 }
-
 
 template <unsigned F>
 void backward_impl(const TileBackwardArgs& a, int tile) {
@@ -631,7 +632,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         PNx[gi] += w * nx;
         PNy[gi] += w * ny;
         PNz[gi] += w * nz;
-        dA += gNx[gi] * render::blend_dalpha_channel(nx, t, FNx[gi] - PNx[gi], inv) + gNy[gi] * render::blend_dalpha_channel(ny, t, FNy[gi] - PNy[gi], inv) +
+        dA += gNx[gi] * render::blend_dalpha_channel(nx, t, FNx[gi] - PNx[gi], inv) +
+              gNy[gi] * render::blend_dalpha_channel(ny, t, FNy[gi] - PNy[gi], inv) +
               gNz[gi] * render::blend_dalpha_channel(nz, t, FNz[gi] - PNz[gi], inv);
         acc[kRecNx] += gNx[gi] * w;
         acc[kRecNy] += gNy[gi] * w;
@@ -728,8 +730,7 @@ std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) {
 #if defined(__AVX__)
   // Eight tiles per test, one AVX register a value: one tile at a time, these tests took
   // 8 ms of the 84 ms forward at 800x800 / 300k (measured by skipping them); perf puts
-  // them at about 5 ms now.
-  // (On SSE the eight-lane values spill and it is slower.) Lane l
+  // them at about 5 ms now. (On SSE the eight-lane values spill and it is slower.) Lane l
   // of a test is tile k = base + l of the rectangle, row-major; every step is exact in
   // float (small integers), so each lane's rectangle is what tile_centre_span gives.
   const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};

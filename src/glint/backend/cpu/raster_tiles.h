@@ -42,8 +42,8 @@ struct TileForwardArgs {
   int width, height, tiles_x;
   float bg[3];
   // outputs, [H*W*C]; null when not wanted
-  float* rgb;
-  float* alpha;
+  float* rgb;    // written by compose_rows after the tiles, not by forward_tile
+  float* alpha;  // likewise
   float* depth;
   float* median;
   float* normal;
@@ -82,7 +82,7 @@ struct TileBackwardArgs {
   const float* d_distortion;
   const std::uint8_t* inst_acted;  // from the forward: instances without it are skipped
   const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)
-  float* records;  // [instances * kRecordFloats], every record of the tile is written
+  float* records;  // [instances * kRecordFloats], 64-byte aligned; every record of the tile is written
 };
 
 using ForwardTileFn = void (*)(const TileForwardArgs&, int tile, unsigned flags);

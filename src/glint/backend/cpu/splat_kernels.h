@@ -3,8 +3,8 @@
 // tile lists, and the gradient VJP. Like the tile kernels they are compiled once per
 // instruction set (raster_portable.cpp, raster_avx2.cpp and raster_avx512.cpp include
 // splat_kernels_impl.h), so the eight-splat lanes fill one AVX register where the CPU has
-// one. The interface is plain
-// arrays: render/ and lane types have other names in the AVX2 build (render/isa.h).
+// one. The interface is plain arrays: render/ and lane types have other names in the AVX2
+// and AVX-512 builds (render/isa.h).
 #include <cstddef>
 #include <cstdint>
 
@@ -62,9 +62,9 @@ using ProjectSplatsFn = void (*)(const ProjectArgs&, int threads);
 using ListTilesFn = void (*)(const TileListArgs&, int threads);
 using SplatVjpsFn = void (*)(const VjpArgs&, int threads);
 
-// Every kernel of one build (portable or AVX2). A forward records the set it used and its
-// backward runs the same one: the two builds round the alpha math differently, and the
-// backward must replay the forward's decisions exactly.
+// Every kernel of one build (portable, AVX2 or AVX-512). A forward records the set it used
+// and its backward runs the same one: the portable and AVX builds round the alpha math
+// differently, and the backward must replay the forward's decisions exactly.
 struct CpuKernels {
   ForwardTileFn forward_tile;
   ComposeRowsFn compose_rows;

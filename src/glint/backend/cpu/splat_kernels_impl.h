@@ -1,10 +1,8 @@
 // The CPU backend's per-splat kernels (splat_kernels.h), compiled once per instruction set:
 // included after raster_kernels_impl.h by raster_portable.cpp, raster_avx2.cpp and
-// raster_avx512.cpp, with GLINT_CPU_ISA naming the namespace. Launched with launch<Kernel> (launch.h): typed, so a
-// wrong argument list does not compile.
+// raster_avx512.cpp, with GLINT_CPU_ISA naming the namespace. Launched with
+// launch<Kernel> (launch.h): typed, so a wrong argument list does not compile.
 // No include guard on purpose.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -52,9 +50,7 @@ inline void for_each_tile(const SplatPacked& s, const TileRange& r, int tiles_x,
 
 inline int tiles_across(int width) { return (width + render::kTileSize - 1) / render::kTileSize; }
 
-inline F8 load_lanes(const float* a) {
-  return F8(load_f8(a));
-}
+inline F8 load_lanes(const float* a) { return F8(load_f8(a)); }
 
 // The geometry of eight splats as lanes: lane l is splat idx[l].
 struct GeomLanes {
@@ -159,10 +155,10 @@ struct ProjectKernel {
     alignas(32) float nrm[3][L] = {};
     if (normals)
       for (int l = 0; l < L; ++l)
-        if (lane_on(keep, l)) {
-          const std::size_t i = idx[l];
-          const Vec3f nv = render::splat_normal(*v, load3(m->means, long(i)), load3(m->log_scales, long(i)),
-                                                load_quat(m->quats, long(i)));
+        if (lane_on(keep, l)) {  // the lane's own copies of the splat's mean, scales and rotation
+          const Vec3f nv = render::splat_normal(*v, Vec3f{geo.mean.x[l], geo.mean.y[l], geo.mean.z[l]},
+                                                Vec3f{geo.log_scale.x[l], geo.log_scale.y[l], geo.log_scale.z[l]},
+                                                Quatf{geo.quat.w[l], geo.quat.x[l], geo.quat.y[l], geo.quat.z[l]});
           nrm[0][l] = nv.x;
           nrm[1][l] = nv.y;
           nrm[2][l] = nv.z;
@@ -291,8 +287,7 @@ struct VjpKernel {
       }
       F8 rest8[45], d_dc8[3], d_rest8[45];
       for (int k = 0; k < 45; ++k) rest8[k] = load_lanes(rows[k]);
-      const F8 campos8[3] = {view8->campos[0], view8->campos[1], view8->campos[2]};
-      render::sh_linear_vjp(a->sh_degree, geo.mean, campos8, rest8,
+      render::sh_linear_vjp(a->sh_degree, geo.mean, view8->campos, rest8,
                             Vec3<F8>{load_lanes(rows[45]), load_lanes(rows[46]), load_lanes(rows[47])}, d_dc8, d_rest8,
                             sg8.mean);
       for (int k = 0; k < 3; ++k) std::memcpy(d_sh[k], &d_dc8[k].v, sizeof(d_sh[k]));
