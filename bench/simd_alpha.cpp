@@ -76,7 +76,7 @@ Sums run_gcc_vector(const std::vector<SplatPacked>& splats, const std::vector<Gr
   for (const Group& g : groups) {
     const SplatPacked& s = splats[g.splat];
     const vf dy = bc(g.dy) + vf{0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
-    const AlphaV a = alpha_v(splat_lanes(s), g.px0, PairRows{bc(s.B) * dy, bc(0.5f * s.C) * dy * dy});
+    const AlphaV a = alpha_v(splat_lanes(s), group_px(g.px0), rows_for_dy(s, dy));
     acc += a.cand ? a.al : bc(0.f);
     cand += lanes_set(a.cand);
   }

@@ -117,7 +117,7 @@ struct ForwardState {
   std::vector<float> T_final, C_final, S_final, N_final, L_final, R_final;
   std::vector<std::int32_t> median_inst;
   std::vector<std::uint8_t> sh_clamped;  // [N] bit c: colour channel c was clamped at 0
-  std::vector<std::uint8_t> inst_acted;  // [instances] the instance blended or stopped a pixel
+  std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<cpu::TileHitMask> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
@@ -437,7 +437,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   fa.L_final = L_final;
   fa.R_final = R_final;
   fa.median_inst = median_inst;
-  fa.inst_acted = grow(st->inst_acted, std::max<std::uint64_t>(1, total));
+  fa.inst_groups = grow(st->inst_groups, std::max<std::uint64_t>(1, total));
   const unsigned flags = st->flags;
   parallel_for_tiles(ntiles, threads_, [&](int t) { k.forward_tile(fa, t, flags); });
   // the colour over the background and alpha, over contiguous rows (compose_rows says why)
@@ -491,7 +491,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.d_normal = gin.d_normal;
   ba.d_distortion = gin.d_distortion;
   ba.inst_slot = st->inst_slot.data();
-  ba.inst_acted = st->inst_acted.data();
+  ba.inst_groups = st->inst_groups.data();
   ba.records = records;
   const unsigned flags = st->flags & kBackwardFlags;
   const CpuKernels& k = *st->kernels;

@@ -212,40 +212,42 @@ inline vf pair_dy(const SplatPacked& s, int y0, int q) {
   const vf row = {0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
   return (bc(float(y0 + q * QH) + 0.5f) + row) - bc(s.my);
 }
+// The power's terms that depend on dy alone, negated: alpha_v computes -power directly
+// (negation is exact, so every rounding is the same as for +power), which saves flipping
+// its sign in front of the exp of every lane group.
 struct PairRows {
-  vf bdy, cdy;  // B dy and C dy^2 / 2
+  vf nbdy, ncdy;  // -B dy and -C dy^2 / 2
 };
-inline PairRows pair_rows(const SplatPacked& s, int y0, int q) {
-  const vf dy = pair_dy(s, y0, q);
-  return {bc(s.B) * dy, bc(0.5f * s.C) * dy * dy};
-}
+inline PairRows rows_for_dy(const SplatPacked& s, vf dy) { return {bc(-s.B) * dy, bc(-0.5f * s.C) * dy * dy}; }
+inline PairRows pair_rows(const SplatPacked& s, int y0, int q) { return rows_for_dy(s, pair_dy(s, y0, q)); }
 // The splat's values alpha_v reads, broadcast once per (splat, tile) in locals: read
 // through the SplatPacked reference, they were reloaded for every group (the group stores
 // might alias them).
 struct SplatLanes {
-  vf mx, half_a, opacity, power_cut;
+  vf mx, neg_half_a, opacity, neg_power_cut;
 };
 inline SplatLanes splat_lanes(const SplatPacked& s) {
-  return {bc(s.mx), bc(0.5f * s.A), bc(s.opacity), bc(s.power_cut)};
+  return {bc(s.mx), bc(-0.5f * s.A), bc(s.opacity), bc(-s.power_cut)};
 }
-// Offsets from the mean in x of the lanes of the group whose first pixel centre is px0.
-inline vf group_dx(float px0, vf mx) {
+// Pixel centres (x) of the lanes of the group whose first pixel centre is px0. Integers
+// plus one half, so exact in float: adding QW to them steps to the next group exactly.
+inline vf group_px(float px0) {
   const vf col = {0.f, 1.f, 2.f, 3.f, 0.f, 1.f, 2.f, 3.f};
-  return (bc(px0) + col) - mx;
+  return bc(px0) + col;
 }
-// The first pixel centre of group gi (collect_groups has g = gi % GROUPS at hand and writes
-// the same value directly: through this helper the forward measured 3 ms slower).
+// The first pixel centre of group gi.
 inline float group_px0(int x0, int gi) { return float(x0 + (gi % GROUPS) * QW) + 0.5f; }
-inline AlphaV alpha_v(const SplatLanes& s, float px0, const PairRows& rows) {
+// px: group_px of the group.
+inline AlphaV alpha_v(const SplatLanes& s, vf px, const PairRows& rows) {
   AlphaV o;
-  o.dx = group_dx(px0, s.mx);
-  // power = A dx^2 / 2 + B dx dy + C dy^2 / 2 in Horner form
-  const vf power = fmadd(fmadd(s.half_a, o.dx, rows.bdy), o.dx, rows.cdy);
-  o.G = v_exp(-power);
+  o.dx = px - s.mx;
+  // -power = -(A dx^2 / 2 + B dx dy + C dy^2 / 2) in Horner form
+  const vf npower = fmadd(fmadd(s.neg_half_a, o.dx, rows.nbdy), o.dx, rows.ncdy);
+  o.G = v_exp(npower);
   const vf raw = s.opacity * o.G;
   o.clamped = raw > bc(float(render::kMaxAlpha));
   o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
-  o.cand = (power <= s.power_cut) & (o.al >= bc(float(render::kMinAlpha)));
+  o.cand = (npower >= s.neg_power_cut) & (o.al >= bc(float(render::kMinAlpha)));
   return o;
 }
 
@@ -277,7 +279,7 @@ struct AlphaSlim {
   }
 };
 
-// What the backward keeps: all but the offset, which it recomputes (group_dx, exactly as
+// What the backward keeps: all but the offset, which it recomputes (group_px, exactly as
 // alpha_v) for less than the store and load cost.
 struct AlphaBack {
   vf G, al;
@@ -313,13 +315,35 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
   for (int q = r0 / QH; q <= r1 / QH; ++q) {
     if (pair_live[q] == 0 || g0[q] > g1[q]) continue;
     const PairRows rows = pair_rows(s, y0, q);
-    for (int g = g0[q]; g <= g1[q]; ++g) {
+    vf px = group_px(float(x0 + g0[q] * QW) + 0.5f);
+    for (int g = g0[q]; g <= g1[q]; ++g, px += bc(float(QW))) {
       if (lane_bits(live[q * GROUPS + g]) == 0) continue;  // every pixel of the block is finished
       out.gi[n] = q * GROUPS + g;
-      const AlphaV av = alpha_v(sl, float(x0 + g * QW) + 0.5f, rows);
+      const AlphaV av = alpha_v(sl, px, rows);
       out.av[n] = av;
       n += lane_bits(av.cand) != 0;  // keep only groups where something can happen
     }
+  }
+  out.n = n;
+}
+
+// The alpha parts of the lane groups set in `groups` (bit gi), in row-major order: the
+// groups where the forward's step of this instance blended or stopped a pixel. Backward
+// replays the forward's steps in the same order from the same state, so these are exactly
+// the groups where collect_groups would find something happening, found without the span
+// tests (about a third of collect_groups' time) and without the groups where nothing did.
+inline void replay_groups(const SplatPacked& s, int x0, int y0, std::uint32_t groups, SplatGroups<AlphaBack>& out) {
+  const SplatLanes sl = splat_lanes(s);
+  int n = 0, q_rows = -1;
+  PairRows rows{};
+  for (std::uint32_t m = groups; m != 0; m &= m - 1) {
+    const int gi = __builtin_ctz(m), q = gi / GROUPS;
+    if (q != q_rows) {
+      rows = pair_rows(s, y0, q);
+      q_rows = q;
+    }
+    out.gi[n] = gi;
+    out.av[n++] = alpha_v(sl, group_px(group_px0(x0, gi)), rows);
   }
   out.n = n;
 }
@@ -368,14 +392,14 @@ void forward_impl(const TileForwardArgs& a, int tile) {
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     collect_groups(s, x0, y0, ncols, nrows, pair_live, Live, sg);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
-    std::uint8_t acted = 0;
+    std::uint32_t acted = 0;
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
       const AlphaSlim& av = sg.av[k];
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);
       if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
-      acted = 1;
+      acted |= 1u << gi;
       const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
@@ -407,7 +431,7 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       pair_live[gi / GROUPS] -= nstop;
       total -= nstop;
     }
-    a.inst_acted[p] = acted;
+    a.inst_groups[p] = acted;
   }
   // Transmittance and colour of a whole tile go out four pixels (one row of a lane group)
   // per store (about 1 ms of the 800x800 / 300k forward against pixel by pixel, measured
@@ -517,8 +541,6 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   vi MedI[NG], Live[NG];
   // running state; distortion: PW = prefix of w_i dL/dw_i, PR = prefix of R, Z0 as in forward
   vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG], PW[NG], PR[NG], Z0[NG];
-  int pair_live[PAIRS];
-  for (int q = 0; q < PAIRS; ++q) pair_live[q] = ncols * std::clamp(nrows - q * QH, 0, QH);
   for (int gi = 0; gi < NG; ++gi) {
     T[gi] = Tf[gi] = bc(1.f);
     GP[gi] = PS[gi] = PNx[gi] = PNy[gi] = PNz[gi] = PW[gi] = PR[gi] = Z0[gi] = bc(0.f);
@@ -576,7 +598,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   SplatGroups<AlphaBack> sg;
   for (; p < end && total > 0; ++p) {
     float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
-    if (!a.inst_acted[p]) {
+    const std::uint32_t groups = a.inst_groups[p];
+    if (groups == 0) {
       // the forward blended nothing and stopped no pixel here, so replaying the
       // instance would change no state and add nothing (a quarter of the instances of a
       // deep scene: splats behind finished pixels)
@@ -587,18 +610,17 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    collect_groups(s, x0, y0, ncols, nrows, pair_live, Live, sg);
+    replay_groups(s, x0, y0, groups, sg);
     const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
       const AlphaBack& av = sg.av[k];
-      const vf dxv = group_dx(group_px0(x0, gi), bc(s.mx));
+      const vf dxv = group_px(group_px0(x0, gi)) - bc(s.mx);
       const vf dyv = pair_dy(s, y0, gi / GROUPS);
       const vf t = T[gi];
-      const StepV st = step_v(av, t, Live[gi]);
-      if (lane_bits(st.ok | st.stop) == 0) continue;
+      const StepV st = step_v(av, t, Live[gi]);  // something happens: replay_groups
       const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
@@ -655,7 +677,6 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
       acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
       T[gi] = st.ok ? st.tn : t;
-      pair_live[gi / GROUPS] -= nstop;
       total -= nstop;
     }
     // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time

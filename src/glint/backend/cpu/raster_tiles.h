@@ -57,7 +57,10 @@ struct TileForwardArgs {
   float* L_final;   // kFlagDistortion: the distortion
   float* R_final;   // kFlagDistortion: sum w (z - z of the pixel's first blended splat)
   std::int32_t* median_inst;  // kFlagMedian: instance index of the median step, -1 if none
-  std::uint8_t* inst_acted;   // [instances] 1 where a step blended or stopped a pixel
+  // [instances] bit gi (a lane group of the tile, row-major) set where the instance's step
+  // on that group blended or stopped a pixel; not written past the instance where every
+  // pixel of the tile had finished (backward stops there too)
+  std::uint32_t* inst_groups;
 };
 
 struct TileBackwardArgs {
@@ -80,7 +83,7 @@ struct TileBackwardArgs {
   const float* d_median;
   const float* d_normal;
   const float* d_distortion;
-  const std::uint8_t* inst_acted;  // from the forward: instances without it are skipped
+  const std::uint32_t* inst_groups;  // from the forward: the only groups backward replays
   const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)
   float* records;  // [instances * kRecordFloats], 64-byte aligned; every record of the tile is written
 };
