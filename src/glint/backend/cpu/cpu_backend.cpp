@@ -20,6 +20,8 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "glint/backend/backend.h"
 #include "glint/backend/cpu/launch.h"
@@ -297,33 +299,63 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   pa.sh_clamped = st->sh_clamped.data();
   k.project_splats(pa, threads_);
 
-  // per-splat instance offsets
+  // Per-splat instance offsets, and the visible splats with their depth keys, in two
+  // chunked passes (sums, then writes from each chunk's prefix): serial loops over every
+  // splat, these took 1.5 ms of the 800x800 / 300k forward.
   st->splat_inst_offsets.resize(st->n + 1);
-  std::uint64_t total = 0;
-  std::int64_t visible = 0;
-  for (std::size_t i = 0; i < st->n; ++i) {
-    st->splat_inst_offsets[i] = std::uint32_t(total);
-    total += count[i];
-    visible += count[i] > 0;
+  const int nsplat_chunks = std::max(1, std::min(threads_ * 4, n / 8192));
+  const auto splat_chunk = [&](int c) {
+    return std::pair<int, int>(int(std::int64_t(n) * c / nsplat_chunks), int(std::int64_t(n) * (c + 1) / nsplat_chunks));
+  };
+  struct ChunkSums {
+    std::uint64_t instances = 0;
+    std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max();
+  };
+  std::vector<ChunkSums> sums(std::size_t(nsplat_chunks) + 1);
+  parallel_for_chunks(nsplat_chunks, threads_, [&](int c) {
+    const auto [b, e] = splat_chunk(c);
+    ChunkSums cs;
+    for (int i = b; i < e; ++i) {
+      cs.instances += count[i];
+      cs.visible += count[i] > 0;
+      if (count[i] > 0) cs.min_key = std::min(cs.min_key, depth_key[i]);
+    }
+    sums[std::size_t(c) + 1] = cs;
+  });
+  std::uint32_t min_key = std::numeric_limits<std::uint32_t>::max();
+  for (int c = 0; c < nsplat_chunks; ++c) {  // exclusive prefix over the chunks
+    ChunkSums& next = sums[std::size_t(c) + 1];
+    min_key = std::min(min_key, next.min_key);
+    next.instances += sums[std::size_t(c)].instances;
+    next.visible += sums[std::size_t(c)].visible;
   }
+  const std::uint64_t total = sums.back().instances;
+  const std::int64_t visible = sums.back().visible;
   if (total > std::numeric_limits<std::uint32_t>::max() / 2) throw Error("rasterizer: too many tile instances");
   st->splat_inst_offsets[st->n] = std::uint32_t(total);
+  // Depth order of the visible splats: keys are the float bits of z (z >= near > 0, so they
+  // sort like the floats) less the smallest, so that where the depths lie within about a
+  // factor of two the keys' top digit is 0 for all and the radix sort skips that pass.
+  std::vector<std::uint32_t>& keys = st->keys;
+  std::vector<std::uint32_t>& order = st->order;
+  keys.resize(std::size_t(visible));
+  order.resize(std::size_t(visible));
+  parallel_for_chunks(nsplat_chunks, threads_, [&](int c) {
+    const auto [b, e] = splat_chunk(c);
+    std::uint32_t off = std::uint32_t(sums[std::size_t(c)].instances), j = sums[std::size_t(c)].visible;
+    for (int i = b; i < e; ++i) {
+      st->splat_inst_offsets[std::size_t(i)] = off;
+      off += count[i];
+      if (count[i] > 0) {
+        keys[j] = depth_key[i] - min_key;
+        order[j++] = std::uint32_t(i);
+      }
+    }
+  });
   std::uint32_t* inst_tile = grow(st->inst_tile, total);
   const TileListArgs la{n, W, H, st->packed.data(), st->splat_inst_offsets.data(), tile_mask, inst_tile};
   k.list_tiles(la, threads_);
 
-  // depth order of the visible splats (z >= near > 0, so float bits sort like the floats)
-  std::vector<std::uint32_t>& keys = st->keys;
-  std::vector<std::uint32_t>& order = st->order;
-  keys.clear();
-  order.clear();
-  keys.resize(std::size_t(visible));
-  order.resize(std::size_t(visible));
-  for (std::size_t i = 0, j = 0; i < st->n; ++i)
-    if (count[i] > 0) {
-      keys[j] = depth_key[i];
-      order[j++] = std::uint32_t(i);
-    }
   radix_sort(keys, order, st->keys2, st->order2, st->hist, threads_);
 
   // stable counting sort of instances into tiles, chunked over the depth order. The
@@ -350,26 +382,28 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
     chunk_base[std::size_t(c) + 1] = sum;
   });
   for (int c = 0; c < nchunks; ++c) chunk_base[std::size_t(c) + 1] += chunk_base[std::size_t(c)];
-  parallel_for_chunks(nchunks, threads_, [&](int c) {
-    const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
-    std::uint32_t acc = chunk_base[std::size_t(c)];
-    for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t n_s = d_first[s];
-      d_first[s] = acc;
-      acc += n_s;
-    }
-  });
   d_first[nvis] = chunk_base[std::size_t(nchunks)];
   std::uint32_t* d_tile = grow(st->d_tile, total);
   std::vector<std::uint32_t>& cnt = st->hist;
   cnt.assign(std::size_t(nchunks) * std::size_t(ntiles), 0u);
+  // each chunk in one pass: the prefix of its counts, its splats' tiles copied into depth
+  // order, and a histogram of those tiles
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
-    for (std::size_t s = b; s < e; ++s)
-      std::memcpy(d_tile + d_first[s], inst_tile + d_slot[s], sizeof(std::uint32_t) * (d_first[s + 1] - d_first[s]));
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
-    if (b < e)
-      for (std::uint32_t q = d_first[b]; q < d_first[e]; ++q) ++h[d_tile[q]];
+    std::uint32_t acc = chunk_base[std::size_t(c)];
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t n_s = d_first[s];
+      const std::uint32_t* src = inst_tile + d_slot[s];
+      std::uint32_t* dst = d_tile + acc;
+      d_first[s] = acc;
+      for (std::uint32_t j = 0; j < n_s; ++j) {  // a few tiles a splat: a call to memcpy cost more
+        const std::uint32_t t = src[j];
+        dst[j] = t;
+        ++h[t];
+      }
+      acc += n_s;
+    }
   });
   st->tile_offsets.resize(std::size_t(ntiles) + 1);
   std::uint32_t run = 0;
