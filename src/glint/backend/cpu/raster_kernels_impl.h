@@ -744,6 +744,11 @@ void compose_rows(const TileForwardArgs& a, int y0, int y1) {
 }
 
 std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) {
+  // One tile whose pixel centres surround the mean: ellipse_hits_rect's `inside` case, so a
+  // hit without the edge tests (a common case for small splats).
+  if (r.ntx * r.nty == 1 && float(r.x0) + 0.5f <= s.mx && s.mx <= float(r.x1) + 0.5f && float(r.y0) + 0.5f <= s.my &&
+      s.my <= float(r.y1) + 0.5f)
+    return 1;
   const render::PixelRect pr{r.x0, r.y0, r.x1, r.y1};
   const int tx0 = r.tx0, ty0 = r.ty0, ntx = r.ntx, nty = r.nty;
   const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
