@@ -105,6 +105,40 @@ TEST(TrainAdam, InvisibleRowsKeepParamsAndMoments) {
   EXPECT_EQ(adam.group("p").step, 3u);  // group count advances regardless of the mask
 }
 
+// Skipping the columns past used_width (the SH coefficients above the degree in use) gives
+// the same bits as updating them all, as long as their gradients have been zero so far: as
+// the SH degree rises from 0 to 1 to 3, with and without a visibility mask.
+TEST(TrainAdam, UsedWidthMatchesTheFullUpdate) {
+  const int rows = 300, width = 45;  // more than one block of 256 rows
+  std::mt19937 gen(7);
+  std::normal_distribution<float> nd;
+  std::vector<std::uint8_t> vis(rows);
+  for (auto& x : vis) x = std::uint8_t(gen() % 3 != 0);
+  const std::uint8_t* masks[] = {nullptr, vis.data()};
+  for (const std::uint8_t* mask : masks) {
+    std::vector<float> full(rows * width), skip;
+    for (auto& x : full) x = nd(gen);
+    skip = full;
+    Adam a_full, a_skip;
+    a_full.add_group("rest", width, rows);
+    a_skip.add_group("rest", width, rows);
+    for (int s = 0; s < 9; ++s) {
+      const int used = s < 3 ? 0 : s < 6 ? 9 : 45;  // degree 0, 1, then 3
+      std::vector<float> g(rows * width, 0.f);
+      for (int r = 0; r < rows; ++r)
+        for (int j = 0; j < used; ++j) g[std::size_t(r) * width + std::size_t(j)] = nd(gen);
+      AdamParamGroup gf[] = {{"rest", full.data(), g.data(), rows, width, 0.01f}};
+      AdamParamGroup gs[] = {{"rest", skip.data(), g.data(), rows, width, 0.01f, used}};
+      a_full.step(gf, mask);
+      a_skip.step(gs, mask);
+      ASSERT_TRUE(bits_equal(full, skip)) << "step " << s;
+      ASSERT_TRUE(bits_equal(a_full.group("rest").m, a_skip.group("rest").m)) << "step " << s;
+      ASSERT_TRUE(bits_equal(a_full.group("rest").v, a_skip.group("rest").v)) << "step " << s;
+    }
+    EXPECT_EQ(a_skip.group("rest").step, 9u);  // the bias correction advanced on every step
+  }
+}
+
 TEST(TrainAdam, MismatchedGroupsAreRejected) {
   Adam adam;
   adam.add_group("p", 3, 4);

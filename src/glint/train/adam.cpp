@@ -72,25 +72,30 @@ void adam_update(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o, 
   float* v = s.v.data();
   const long rows = static_cast<long>(g.rows);
   const float a1 = 1.f - b1, a2 = 1.f - b2;
+  const int used = g.used_width >= 0 && g.used_width < w ? g.used_width : w;
+  if (used == 0) return;
   // Elementwise and memory-bound, but one thread does not saturate the memory bus.
-  if (!visible) {
+  if (!visible && used == w) {
     const long total = static_cast<long>(n);
 #pragma omp parallel for schedule(static) if (n >= kMinParallel * 4)
     for (long b = 0; b < total; b += 4096)
       adam_span(p + b, gr + b, m + b, v + b, std::min(4096L, total - b), b1, a1, b2, a2, bc2_sqrt, eps, step_size);
     return;
   }
-#pragma omp parallel for schedule(static) if (n >= kMinParallel * 4)
+  const std::size_t updated = static_cast<std::size_t>(rows) * static_cast<std::size_t>(used);
+#pragma omp parallel for schedule(static) if (updated >= kMinParallel * 4)
   for (long b = 0; b < rows; b += 256) {
     const long end = std::min(rows, b + 256);
     for (long r = b; r < end;) {
-      if (!visible[r]) {
+      if (visible && !visible[r]) {
         ++r;
         continue;
       }
-      long e = r + 1;  // a run of visible rows is updated as one span
-      while (e < end && visible[e]) ++e;
-      adam_span(p + r * w, gr + r * w, m + r * w, v + r * w, (e - r) * w, b1, a1, b2, a2, bc2_sqrt, eps, step_size);
+      long e = r + 1;  // whole rows: a run of visible rows is updated as one span
+      if (used == w)
+        while (e < end && (!visible || visible[e])) ++e;
+      adam_span(p + r * w, gr + r * w, m + r * w, v + r * w, (e - r - 1) * w + used, b1, a1, b2, a2, bc2_sqrt, eps,
+                step_size);
       r = e;
     }
   }

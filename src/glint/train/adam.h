@@ -39,6 +39,12 @@ struct AdamParamGroup {
   std::size_t rows = 0;
   int width = 0;
   float lr = 0;
+  // Columns [0, used_width) of each row are updated, the rest left as they are (-1: all).
+  // Only for columns whose gradients and both moments are all zero, where the update
+  // would change nothing (p -= 0): the SH coefficients above the degree in use, which
+  // are 45 of a splat's 59 values at degree 0. The step count advances either way, so the
+  // result is bit-identical to updating every column.
+  int used_width = -1;
 };
 
 // The state Adam keeps for one group.

@@ -119,15 +119,19 @@ void SplatSet::reset_stats() {
   std::fill(max_radii.begin(), max_radii.end(), 0.f);
 }
 
-std::array<AdamParamGroup, kNumParamGroups> SplatSet::param_groups(const GroupGrads& grads, const GroupRates& lrs) {
+std::array<AdamParamGroup, kNumParamGroups> SplatSet::param_groups(const GroupGrads& grads, const GroupRates& lrs,
+                                                                   int sh_degree) {
   std::array<AdamParamGroup, kNumParamGroups> out;
   for (int g = 0; g < kNumParamGroups; ++g)
     out[g] = {kParamGroupNames[g], param(g).data(), grads[g], size(), kParamGroupWidths[g], lrs[g]};
+  const int deg = std::clamp(sh_degree, 0, kMaxShDegree);
+  out[kShRest].used_width = 3 * ((deg + 1) * (deg + 1) - 1);
   return out;
 }
 
-void SplatSet::adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible) {
-  auto groups = param_groups(grads, lrs);
+void SplatSet::adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible,
+                         int sh_degree) {
+  auto groups = param_groups(grads, lrs, sh_degree);
   adam.step(groups, visible);
 }
 

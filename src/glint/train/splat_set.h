@@ -73,9 +73,13 @@ struct SplatSet {
   void reset_stats();
 
   // Adam's view of this step for the current arrays (pointers are valid until the next row
-  // edit) and the step itself. visible: one byte a splat or nullptr (adam.h).
-  std::array<AdamParamGroup, kNumParamGroups> param_groups(const GroupGrads& grads, const GroupRates& lrs);
-  void adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible = nullptr);
+  // edit) and the step itself. visible: one byte a splat or nullptr (adam.h). sh_degree:
+  // the highest SH degree any step has rendered with so far; the coefficients above it have
+  // had zero gradients and so have zero moments, and Adam skips them (used_width).
+  std::array<AdamParamGroup, kNumParamGroups> param_groups(const GroupGrads& grads, const GroupRates& lrs,
+                                                           int sh_degree = kMaxShDegree);
+  void adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible = nullptr,
+                 int sh_degree = kMaxShDegree);
 };
 
 // Gradient pointers from a model-shaped gradient container (e.g. the rasterizer's).

@@ -213,7 +213,8 @@ StepResult Trainer::step() {
                       static_cast<float>(options_.lr.sh_rest)};
   GroupGrads grads = {grad_.means.data(),          grad_.log_scales.data(), grad_.quats.data(),
                       grad_.opacity_logits.data(), grad_.sh_dc.data(),      grad_.sh_rest.data()};
-  set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr);
+  // the degree rises with the step only, so this step's is the highest any step has used
+  set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr, rs.sh_degree);
   res.ms_optimizer = ms_since(clock);
 
   if (options_.strategy == Strategy::kAdc) {

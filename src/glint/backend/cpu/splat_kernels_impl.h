@@ -273,20 +273,23 @@ struct VjpKernel {
       for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[7 + c]);
       render::project_splat_vjp(*view8, geo.mean, geo.log_scale, geo.quat, geo.opacity_logit, a->antialiased, pg, sg8);
 
-      // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered back
+      // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered
+      // back. Only the active degree's coefficients are gathered (none at degree 0, the
+      // first thousand steps of training): sh_linear_vjp reads no others.
+      const int nrest = 3 * (render::sh_coeff_count(a->sh_degree) - 1);
       alignas(32) float rows[48][L];  // 45 coefficients, then d_color r, g, b
       for (int l = 0; l < L; ++l) {
         const int src_l = active[l] ? l : first;
         const std::size_t i = i0 + std::size_t(src_l);
         const float* rest = m->sh_rest + 45 * i;
-        for (int k = 0; k < 45; ++k) rows[k][l] = rest[k];
+        for (int k = 0; k < nrest; ++k) rows[k][l] = rest[k];
         const unsigned cl = a->sh_clamped[i];  // the colour clamp as the forward decided it
         rows[45][l] = (cl & 1u) ? 0.f : sum[src_l][kRecR];
         rows[46][l] = (cl & 2u) ? 0.f : sum[src_l][kRecG];
         rows[47][l] = (cl & 4u) ? 0.f : sum[src_l][kRecBlue];
       }
       F8 rest8[45], d_dc8[3], d_rest8[45];
-      for (int k = 0; k < 45; ++k) rest8[k] = load_lanes(rows[k]);
+      for (int k = 0; k < 45; ++k) rest8[k] = k < nrest ? load_lanes(rows[k]) : F8(0.f);
       render::sh_linear_vjp(a->sh_degree, geo.mean, view8->campos, rest8,
                             Vec3<F8>{load_lanes(rows[45]), load_lanes(rows[46]), load_lanes(rows[47])}, d_dc8, d_rest8,
                             sg8.mean);
