@@ -122,7 +122,8 @@ struct ForwardState {
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<cpu::TileHitMask> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
-  std::vector<std::uint32_t> count, depth_key, inst_tile, keys, order, keys2, order2, hist;
+  std::vector<std::uint32_t> count, depth_key, inst_tile, hist, chunk_base;
+  std::vector<std::uint64_t> sorted, sorted2;  // (depth key << 32 | splat), radix-sorted by key
   std::vector<std::uint32_t> d_first, d_slot, d_tile;  // instances in depth order (binning)
 };
 }  // namespace detail
@@ -130,54 +131,47 @@ struct ForwardState {
 namespace cpu {
 namespace {
 
-// Stable LSD radix sort of (key, value) pairs by key, 11 bits a pass. Each pass counts
-// and scatters contiguous chunks of the input in parallel; offsets are laid out bucket-major,
-// chunk-minor, so the result is the stable order whatever the chunk count. A pass whose
-// digits are all equal is the identity and is skipped.
-void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals, std::vector<std::uint32_t>& k2,
-                std::vector<std::uint32_t>& v2, std::vector<std::uint32_t>& hist, int threads) {
-  const std::size_t n = keys.size();
-  k2.resize(n);
-  v2.resize(n);
+// Stable LSD radix sort of (key << 32 | value) pairs by key, 11 bits a pass, for keys up to
+// max_key (the passes above its highest bit would be the identity and are skipped). Each
+// pass counts and scatters contiguous chunks of the input in parallel; offsets are laid out
+// bucket-major, chunk-minor, so the result is the stable order whatever the chunk count.
+// Key and value travel as one 64-bit word: one load and one scattered store each (separate
+// key and value arrays took 2.8 ms for 300k splats, this 2.1).
+void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& tmp, std::vector<std::uint32_t>& hist,
+                std::uint32_t max_key, int threads) {
+  const std::size_t n = a.size();
+  tmp.resize(n);
   constexpr int kBits = 11, kBuckets = 1 << kBits;
   const int nchunks = threads <= 1 ? 1 : std::max(1, std::min(threads * 2, int(n / 32768)));
   const std::size_t chunk = (n + std::size_t(nchunks) - 1) / std::size_t(nchunks);
   hist.resize(std::size_t(nchunks) * kBuckets);
-  for (int shift = 0; shift < 32; shift += kBits) {
-    const std::uint32_t* kin = keys.data();
+  for (int bit = 0; bit < 32 && (max_key >> bit) != 0; bit += kBits) {
+    const int shift = 32 + bit;
+    const std::uint64_t* in = a.data();
+    std::uint64_t* out = tmp.data();
     parallel_for_chunks(nchunks, threads, [&](int c) {
       std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
       std::fill(h, h + kBuckets, 0u);
       const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
-      for (std::size_t i = b; i < e; ++i) ++h[(kin[i] >> shift) & (kBuckets - 1)];
+      for (std::size_t i = b; i < e; ++i) ++h[(in[i] >> shift) & (kBuckets - 1)];
     });
     std::uint32_t sum = 0;
-    bool identity = false;
-    for (int d = 0; d < kBuckets; ++d) {
-      const std::uint32_t before = sum;
+    for (int d = 0; d < kBuckets; ++d)
       for (int c = 0; c < nchunks; ++c) {
         std::uint32_t& h = hist[std::size_t(c) * kBuckets + std::size_t(d)];
         const std::uint32_t v = h;
         h = sum;
         sum += v;
       }
-      if (sum - before == n) identity = true;  // every key has this digit
-    }
-    if (identity) continue;
-    const std::uint32_t* vin = vals.data();
-    std::uint32_t* kout = k2.data();
-    std::uint32_t* vout = v2.data();
     parallel_for_chunks(nchunks, threads, [&](int c) {
       std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
       const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
       for (std::size_t i = b; i < e; ++i) {
-        const std::uint32_t pos = h[(kin[i] >> shift) & (kBuckets - 1)]++;
-        kout[pos] = kin[i];
-        vout[pos] = vin[i];
+        const std::uint64_t x = in[i];
+        out[h[(x >> shift) & (kBuckets - 1)]++] = x;
       }
     });
-    keys.swap(k2);
-    vals.swap(v2);
+    a.swap(tmp);
   }
 }
 
@@ -309,7 +303,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   };
   struct ChunkSums {
     std::uint64_t instances = 0;
-    std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
   };
   std::vector<ChunkSums> sums(std::size_t(nsplat_chunks) + 1);
   parallel_for_chunks(nsplat_chunks, threads_, [&](int c) {
@@ -318,14 +312,18 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
     for (int i = b; i < e; ++i) {
       cs.instances += count[i];
       cs.visible += count[i] > 0;
-      if (count[i] > 0) cs.min_key = std::min(cs.min_key, depth_key[i]);
+      if (count[i] > 0) {
+        cs.min_key = std::min(cs.min_key, depth_key[i]);
+        cs.max_key = std::max(cs.max_key, depth_key[i]);
+      }
     }
     sums[std::size_t(c) + 1] = cs;
   });
-  std::uint32_t min_key = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
   for (int c = 0; c < nsplat_chunks; ++c) {  // exclusive prefix over the chunks
     ChunkSums& next = sums[std::size_t(c) + 1];
     min_key = std::min(min_key, next.min_key);
+    max_key = std::max(max_key, next.max_key);
     next.instances += sums[std::size_t(c)].instances;
     next.visible += sums[std::size_t(c)].visible;
   }
@@ -334,47 +332,43 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   if (total > std::numeric_limits<std::uint32_t>::max() / 2) throw Error("rasterizer: too many tile instances");
   st->splat_inst_offsets[st->n] = std::uint32_t(total);
   // Depth order of the visible splats: keys are the float bits of z (z >= near > 0, so they
-  // sort like the floats) less the smallest, so that where the depths lie within about a
-  // factor of two the keys' top digit is 0 for all and the radix sort skips that pass.
-  std::vector<std::uint32_t>& keys = st->keys;
-  std::vector<std::uint32_t>& order = st->order;
-  keys.resize(std::size_t(visible));
-  order.resize(std::size_t(visible));
+  // sort like the floats) less the smallest, so the radix sort skips the digits above the
+  // range of the keys (two passes instead of three where the depths lie within a factor of
+  // about two).
+  std::vector<std::uint64_t>& sorted = st->sorted;
+  sorted.resize(std::size_t(visible));
   parallel_for_chunks(nsplat_chunks, threads_, [&](int c) {
     const auto [b, e] = splat_chunk(c);
     std::uint32_t off = std::uint32_t(sums[std::size_t(c)].instances), j = sums[std::size_t(c)].visible;
     for (int i = b; i < e; ++i) {
       st->splat_inst_offsets[std::size_t(i)] = off;
       off += count[i];
-      if (count[i] > 0) {
-        keys[j] = depth_key[i] - min_key;
-        order[j++] = std::uint32_t(i);
-      }
+      if (count[i] > 0) sorted[j++] = std::uint64_t(depth_key[i] - min_key) << 32 | std::uint32_t(i);
     }
   });
   std::uint32_t* inst_tile = grow(st->inst_tile, total);
   const TileListArgs la{n, W, H, st->packed.data(), st->splat_inst_offsets.data(), tile_mask, inst_tile};
   k.list_tiles(la, threads_);
 
-  radix_sort(keys, order, st->keys2, st->order2, st->hist, threads_);
+  radix_sort(sorted, st->sorted2, st->hist, visible > 0 ? max_key - min_key : 0, threads_);
 
   // stable counting sort of instances into tiles, chunked over the depth order. The
   // instances' tiles are first copied into depth order (one gather per splat, whose loads
   // are independent and overlap), so the count and scatter passes read them sequentially.
-  const std::size_t nvis = order.size();
+  const std::size_t nvis = sorted.size();
   std::uint32_t* d_first = grow(st->d_first, nvis + 1);  // first depth-major instance of rank s
   std::uint32_t* d_slot = grow(st->d_slot, nvis);        // its first splat-major slot
   const std::uint32_t* offs = st->splat_inst_offsets.data();
   const int nchunks = std::max(1, std::min(threads_ * 4, int(nvis / 2048) + 1));
   const std::size_t chunk = (nvis + std::size_t(nchunks) - 1) / std::size_t(nchunks);
   // exclusive prefix of the counts in depth order: chunk sums, their prefix, then each chunk
-  std::vector<std::uint32_t>& chunk_base = st->keys2;
+  std::vector<std::uint32_t>& chunk_base = st->chunk_base;
   chunk_base.assign(std::size_t(nchunks) + 1, 0u);
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
     std::uint32_t sum = 0;
     for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = order[s];
+      const std::uint32_t i = std::uint32_t(sorted[s]);
       d_slot[s] = offs[i];
       d_first[s] = count[i];
       sum += count[i];
@@ -423,7 +417,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
     const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
     for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = order[s];
+      const std::uint32_t i = std::uint32_t(sorted[s]);
       for (std::uint32_t q = d_first[s], k = d_slot[s]; q < d_first[s + 1]; ++q, ++k) {
         const std::uint32_t pos = h[d_tile[q]]++;
         st->inst_splat[pos] = i;
