@@ -2,6 +2,8 @@
 // both SIMD paths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -105,6 +107,40 @@ TEST(RasterDeterminism, Avx2AndAvx512Identical) {
   set_cpu_simd(CpuSimd::kAuto);
   EXPECT_GT(a.out.num_instances, 1000);
   expect_identical(a, b, "avx512 vs avx2");
+}
+
+// forward_into reuses the images of the output it is given: every pixel of every output
+// must still be written, whatever the buffers held, and the outputs not asked for emptied.
+TEST(RasterDeterminism, ForwardIntoReusedOutputs) {
+  const AllOutputsCase c;
+  const Result fresh = c.run_with(2);
+  auto be = make_cpu_backend(2);
+  const auto poison = [](RenderOutput& o) {
+    for (ImageF* img : {&o.rgb, &o.alpha, &o.depth, &o.median_depth, &o.normal, &o.count, &o.distortion})
+      std::fill(img->data.begin(), img->data.end(), std::nanf(""));
+  };
+  const auto run_into = [&](RenderOutput& o) {
+    Result r;
+    be->forward_into(c.m, c.cam, c.s, o);
+    be->backward(c.m, c.cam, c.s, o, c.up.in(), r.grad);
+    r.out = o;
+    return r;
+  };
+  RenderOutput o;
+  expect_identical(fresh, run_into(o), "into an empty output");
+  poison(o);
+  expect_identical(fresh, run_into(o), "into the same sizes, every buffer overwritten with NaN");
+  // another camera size with colour only: the other outputs go
+  const Camera small = look_at(64, 40, 60, {0, -3, 0.5}, {0, 0, 0});
+  RenderSettings plain;
+  plain.want_alpha = false;
+  be->forward_into(c.m, small, plain, o);
+  const RenderOutput small_fresh = be->forward(c.m, small, plain);
+  EXPECT_TRUE(same_bits(o.rgb.data, small_fresh.rgb.data));
+  EXPECT_EQ(o.rgb.width, 64);
+  EXPECT_TRUE(o.alpha.data.empty() && o.depth.data.empty() && o.normal.data.empty() && o.count.data.empty());
+  poison(o);
+  expect_identical(fresh, run_into(o), "back to every output after another size");
 }
 
 TEST(RasterDeterminism, PortableAndAvx2Agree) {

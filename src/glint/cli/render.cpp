@@ -60,8 +60,9 @@ void add_render(CLI::App& app) {
     rs.want_normal = aov.normal;
     rs.want_distortion = aov.distortion;
     Progress progress("render", static_cast<long>(src.cameras.size()));
+    RenderOutput o;  // reused from camera to camera
     for (std::size_t i = 0; i < src.cameras.size(); ++i) {
-      RenderOutput o = backend->forward(model, src.cameras[i], rs);
+      backend->forward_into(model, src.cameras[i], rs, o);
       write_aovs(aov, a->out, output_stem(src.cameras[i].name), src.cameras[i], o, a->filter);
       progress.update(static_cast<long>(i + 1));
     }

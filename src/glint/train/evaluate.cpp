@@ -11,9 +11,10 @@ EvalReport evaluate(const GaussianModel& model, const std::vector<View>& views, 
                     const RenderSettings& settings,
                     const std::function<void(std::size_t, const ViewScore&, const ImageF&)>& on_view) {
   EvalReport report;
+  RenderOutput out;  // reused from view to view
   for (std::size_t i = 0; i < views.size(); ++i) {
     auto t0 = std::chrono::steady_clock::now();
-    RenderOutput out = backend.forward(model, views[i].camera, settings);
+    backend.forward_into(model, views[i].camera, settings, out);
     auto t1 = std::chrono::steady_clock::now();
     clamp01(out.rgb);
     ImageF target = to_float(*images.get(i));

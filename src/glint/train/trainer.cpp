@@ -158,7 +158,8 @@ StepResult Trainer::step() {
   const bool distortion = options_.distortion_weight > 0 && step >= options_.distortion_from;
   rs.want_distortion = distortion;  // rendered (and its state kept) only when it is used
   rs.antialiased = options_.antialiased;
-  RenderOutput out = backend_.forward(set_.model, cam, rs);
+  RenderOutput& out = out_;  // reused from step to step
+  backend_.forward_into(set_.model, cam, rs, out);
   res.ms_forward = ms_since(clock);
 
   ImageF& d_rgb = d_rgb_;

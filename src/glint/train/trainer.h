@@ -97,6 +97,7 @@ class Trainer {
   ModelGrad grad_;
   // per-step scratch kept across steps (no allocation in the steady state)
   ImageF d_rgb_;
+  RenderOutput out_;  // the step's render, its images reused by the next step
   std::vector<float> radii_;
   std::vector<std::uint8_t> visible_;
   ExpLrSchedule means_lr_;

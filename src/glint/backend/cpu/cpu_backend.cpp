@@ -228,7 +228,13 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
   const char* name() const override { return "cpu"; }
 
-  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override;
+  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override {
+    RenderOutput out;
+    forward_into(model, camera, settings, out);
+    return out;
+  }
+  void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                    RenderOutput& out) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
 
@@ -249,10 +255,22 @@ std::shared_ptr<detail::ForwardState> CpuBackend::take_state() {
   return st;
 }
 
-RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
+// An output image of w x h x c, or none when not wanted. One that already has the size is
+// kept as it is: the kernels write every pixel of every output they produce.
+void output_image(ImageF& img, bool wanted, int w, int h, int c) {
+  if (!wanted)
+    img = ImageF();
+  else if (img.width != w || img.height != h || img.channels != c ||
+           img.data.size() != std::size_t(w) * std::size_t(h) * std::size_t(c))
+    img = ImageF(w, h, c);
+}
+
+void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                              RenderOutput& out) {
   check_model(model);
   if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
     throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
+  out.saved.reset();  // so that its state can be taken again
   std::shared_ptr<detail::ForwardState> st = take_state();
   const int W = camera.width, H = camera.height, TS = render::kTileSize;
   st->settings = settings;
@@ -269,8 +287,7 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   const int n = int(st->n);
   const int ntiles = st->tiles_x * st->tiles_y;
 
-  RenderOutput out;
-  out.radii.assign(st->n, 0);
+  out.radii.resize(st->n);  // projection writes every splat's
   st->packed.resize(st->n);
   std::uint32_t* count = grow(st->count, st->n);
   std::uint32_t* depth_key = grow(st->depth_key, st->n);
@@ -428,13 +445,13 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
 
   // blend
   const std::size_t P = std::size_t(W) * std::size_t(H);
-  out.rgb = ImageF(W, H, 3);
-  if (settings.want_alpha) out.alpha = ImageF(W, H, 1);
-  if (settings.want_depth) out.depth = ImageF(W, H, 1);
-  if (settings.want_median_depth) out.median_depth = ImageF(W, H, 1);
-  if (settings.want_normal) out.normal = ImageF(W, H, 3);
-  if (settings.want_count) out.count = ImageF(W, H, 1);
-  if (settings.want_distortion) out.distortion = ImageF(W, H, 1);
+  output_image(out.rgb, true, W, H, 3);
+  output_image(out.alpha, settings.want_alpha, W, H, 1);
+  output_image(out.depth, settings.want_depth, W, H, 1);
+  output_image(out.median_depth, settings.want_median_depth, W, H, 1);
+  output_image(out.normal, settings.want_normal, W, H, 3);
+  output_image(out.count, settings.want_count, W, H, 1);
+  output_image(out.distortion, settings.want_distortion, W, H, 1);
   float* T_final = line_aligned(st->T_final, P);
   float* C_final = line_aligned(st->C_final, 3 * P);
   float* S_final = settings.want_depth ? line_aligned(st->S_final, P) : nullptr;
@@ -477,7 +494,6 @@ RenderOutput CpuBackend::forward(const GaussianModel& model, const Camera& camer
   out.num_visible = visible;
   out.num_instances = std::int64_t(total);
   out.saved = std::move(st);
-  return out;
 }
 
 void CpuBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
