@@ -126,11 +126,14 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
   gi.d_rgb = d_rgb.data();
   ModelGrad g;
   std::vector<double> tf, tfb, cf, cfb;
-  // frame after frame into the same outputs, as training and `glint render` do
+  // frame after frame into the same outputs, as training and `glint render` do; the
+  // forward alone as a render (no backward bookkeeping), the pair as in training
   RenderOutput o, o2;
+  RenderSettings render_only = s;
+  render_only.for_backward = false;
   for (int r = 0; r <= repeats; ++r) {  // first round warms up
     double c0 = cpu_ms(), t0 = now_ms();
-    be.forward_into(m, cam, s, o);
+    be.forward_into(m, cam, render_only, o);
     double c1 = cpu_ms(), t1 = now_ms();
     be.forward_into(m, cam, s, o2);
     be.backward(m, cam, s, o2, gi, g);

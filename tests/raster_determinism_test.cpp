@@ -143,6 +143,22 @@ TEST(RasterDeterminism, ForwardIntoReusedOutputs) {
   expect_identical(fresh, run_into(o), "back to every output after another size");
 }
 
+// A forward with for_backward = false skips the record slots; a backward after it must do
+// that bookkeeping itself and reach the same bits as after a full forward.
+TEST(RasterDeterminism, BackwardAfterARenderOnlyForward) {
+  const AllOutputsCase c;
+  const Result full = c.run_with(2);
+  for (int threads : {1, 2, 4}) {
+    auto be = make_cpu_backend(threads);
+    RenderSettings s = c.s;
+    s.for_backward = false;
+    Result r;
+    r.out = be->forward(c.m, c.cam, s);
+    be->backward(c.m, c.cam, s, r.out, c.up.in(), r.grad);
+    expect_identical(full, r, ("render-only forward, " + std::to_string(threads) + " threads").c_str());
+  }
+}
+
 TEST(RasterDeterminism, PortableAndAvx2Agree) {
   // The AVX2 path fuses multiply-adds in the alpha math and the portable one does not, so
   // they round differently and a step sitting exactly at the 1/255 or transmittance

@@ -24,6 +24,11 @@ struct RenderSettings {
   bool want_distortion = false;           // depth distortion sum_ij w_i w_j |z_i - z_j|
   bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
   float near_plane = 0.01f;               // splats with view z below this are culled
+  // Keep what only a backward pass needs (where each tile-list entry's gradient record
+  // goes). Renders that will not be differentiated set it to false: their forward skips
+  // that bookkeeping (about 1 ms of an 800x800 / 300k forward), and a backward after such a
+  // forward still works, doing the bookkeeping itself (slower than keeping it).
+  bool for_backward = true;
 };
 
 namespace detail {

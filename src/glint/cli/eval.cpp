@@ -37,6 +37,7 @@ void add_eval(CLI::App& app) {
     ImageCache images(data, views, std::size_t{1} << 30);
     auto backend = make_cpu_backend();
     RenderSettings rs;
+    rs.for_backward = false;  // rendered, never differentiated
     for (int c = 0; c < 3; ++c) rs.background[c] = data.background[static_cast<std::size_t>(c)];
     rs.want_alpha = false;
     rs.sh_degree = a->sh_degree;

@@ -51,6 +51,7 @@ void add_render(CLI::App& app) {
     prepare_output_dir(a->out, names, a->force);
     auto backend = make_cpu_backend();
     RenderSettings rs;
+    rs.for_backward = false;  // rendered, never differentiated
     for (int c = 0; c < 3; ++c) rs.background[c] = src.background[static_cast<std::size_t>(c)];
     rs.sh_degree = a->sh_degree;
     rs.antialiased = a->antialiased;

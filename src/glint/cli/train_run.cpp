@@ -100,6 +100,7 @@ int run_training(TrainArgs a) {
   }
 
   RenderSettings eval_rs;
+  eval_rs.for_backward = false;  // rendered, never differentiated
   for (int c = 0; c < 3; ++c) eval_rs.background[c] = data.background[static_cast<std::size_t>(c)];
   eval_rs.want_alpha = false;
   eval_rs.antialiased = a.train.antialiased;

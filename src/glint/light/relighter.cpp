@@ -28,6 +28,7 @@ Relighter::Relighter(const GaussianModel& model, Backend& backend, const Relight
 
 ViewGeometry Relighter::prepare(const Camera& camera) const {
   RenderSettings rs;  // black background: rgb is then colour premultiplied by coverage
+  rs.for_backward = false;  // rendered, never differentiated
   rs.want_alpha = true;
   rs.want_depth = true;
   rs.want_normal = options_.normals == NormalSource::kSplats;

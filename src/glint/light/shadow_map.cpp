@@ -17,6 +17,7 @@ ShadowMap render_shadow_map(Backend& backend, const GaussianModel& model, const 
   const int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
   m.views = make_light_views(light, bounds, p.resolution, guard, p.sun_distance_factor);
   RenderSettings s;
+  s.for_backward = false;  // rendered, never differentiated
   s.want_alpha = p.depth == ShadowDepth::Expected;
   s.want_depth = p.depth == ShadowDepth::Expected;
   s.want_median_depth = p.depth == ShadowDepth::Median;

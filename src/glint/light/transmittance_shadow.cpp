@@ -35,6 +35,7 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
   const int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
   tm.views = make_light_views(light, bounds, p.resolution, guard, p.sun_distance_factor);
   RenderSettings s;
+  s.for_backward = false;  // rendered, never differentiated
   s.want_alpha = true;
   const std::size_t n = model.size();
   std::vector<double> z(n);
