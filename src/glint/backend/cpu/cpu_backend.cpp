@@ -411,11 +411,11 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
     std::uint32_t sum = 0;
-    for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t i = std::uint32_t(sorted[s]);
-      d_slot[s] = offs[i];
-      d_first[s] = count[i];
-      sum += count[i];
+    for (std::size_t s = b; s < e; ++s) {  // count[i] is offs[i + 1] - offs[i]: one random line, not two
+      const std::uint32_t i = std::uint32_t(sorted[s]), o = offs[i], n_i = offs[i + 1] - o;
+      d_slot[s] = o;
+      d_first[s] = n_i;
+      sum += n_i;
     }
     chunk_base[std::size_t(c) + 1] = sum;
   });
