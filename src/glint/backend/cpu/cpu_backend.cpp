@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -515,11 +516,20 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   fa.median_inst = median_inst;
   fa.inst_groups = grow(st->inst_groups, std::max<std::uint64_t>(1, total));
   const unsigned flags = st->flags;
-  parallel_for_tiles(ntiles, threads_, [&](int t) { k.forward_tile(fa, t, flags); });
-  // the colour over the background and alpha, over contiguous rows (compose_rows says why)
-  const int nrows_chunks = std::max(1, std::min(threads_ * 4, H / 16));
-  parallel_for_chunks(nrows_chunks, threads_, [&](int c) {
-    k.compose_rows(fa, int(std::int64_t(H) * c / nrows_chunks), int(std::int64_t(H) * (c + 1) / nrows_chunks));
+  // The colour over the background and alpha (compose_rows, which says why it is a pass of
+  // its own) of each band of tile rows, by the thread that finishes the band's last tile:
+  // the band's transmittance and colour are still in cache, and the pass overlaps the
+  // other tiles. A pass over the whole image after the tiles took 1.1 ms of the 800x800 /
+  // 300k forward; by bands the forward measured 0.6 ms faster (28 alternating runs).
+  // The count is acq_rel so the composing thread sees every tile of the band.
+  const int tiles_x = st->tiles_x;
+  std::unique_ptr<std::atomic<int>[]> band_done(new std::atomic<int>[std::size_t(st->tiles_y)]);
+  for (int b = 0; b < st->tiles_y; ++b) band_done[std::size_t(b)].store(0, std::memory_order_relaxed);
+  parallel_for_tiles(ntiles, threads_, [&](int t) {
+    k.forward_tile(fa, t, flags);
+    const int band = t / tiles_x;
+    if (band_done[std::size_t(band)].fetch_add(1, std::memory_order_acq_rel) + 1 == tiles_x)
+      k.compose_rows(fa, band * TS, std::min(H, (band + 1) * TS));
   });
 
   out.num_visible = visible;
