@@ -2,9 +2,10 @@
 // per-ISA kernels of splat_kernels.h and raster_tiles.h.
 // Pipeline per camera (docs/RASTERIZER.md):
 //   1. project every splat (project_splats), count the tiles its cut ellipse hits
-//   2. per-splat instance offsets (prefix sum), list each splat's tiles (list_tiles)
+//   2. per-splat instance offsets (prefix sum)
 //   3. radix-sort visible splats by depth (stable: ties stay in index order)
-//   4. stable counting sort of instances into per-tile lists, in depth order
+//   4. stable counting sort of instances into per-tile lists, in depth order (each splat's
+//      tiles listed from the tile mask its projection kept)
 //   5. blend each tile (runtime-dispatched SIMD kernel)
 // Backward: each tile writes one gradient record per (tile, splat) instance, at the splat-major
 // slot of the instance (records of a splat are contiguous); each splat then
@@ -123,7 +124,7 @@ struct ForwardState {
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<cpu::TileHitMask> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
-  std::vector<std::uint32_t> count, depth_key, inst_tile, hist, chunk_base;
+  std::vector<std::uint32_t> count, depth_key, hist, chunk_base;
   std::vector<std::uint64_t> sorted, sorted2;  // (depth key << 32 | splat), radix-sorted by key
   std::vector<std::uint32_t> d_first, d_slot, d_tile;  // instances in depth order (binning)
   // binning's chunks of the depth order, and each chunk's first place in every tile list
@@ -182,11 +183,11 @@ void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& tmp, 
 }
 
 constexpr CpuKernels kPortableKernels{&portable::forward_tile, &portable::compose_rows, &portable::backward_tile,
-                                      &portable::project_splats, &portable::list_tiles, &portable::splat_vjps};
+                                      &portable::project_splats, &portable::large_splat_tiles, &portable::splat_vjps};
 constexpr CpuKernels kAvx2Kernels{&avx2::forward_tile, &avx2::compose_rows, &avx2::backward_tile,
-                                  &avx2::project_splats, &avx2::list_tiles, &avx2::splat_vjps};
+                                  &avx2::project_splats, &avx2::large_splat_tiles, &avx2::splat_vjps};
 constexpr CpuKernels kAvx512Kernels{&avx512::forward_tile, &avx512::compose_rows, &avx512::backward_tile,
-                                    &avx512::project_splats, &avx512::list_tiles, &avx512::splat_vjps};
+                                    &avx512::project_splats, &avx512::large_splat_tiles, &avx512::splat_vjps};
 const CpuKernels& kernels_for(CpuSimd s) {
   return s == CpuSimd::kAvx512 ? kAvx512Kernels : s == CpuSimd::kAvx2 ? kAvx2Kernels : kPortableKernels;
 }
@@ -391,15 +392,13 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
       if (count[i] > 0) sorted[j++] = std::uint64_t(depth_key[i] - min_key) << 32 | std::uint32_t(i);
     }
   });
-  std::uint32_t* inst_tile = grow(st->inst_tile, total);
-  const TileListArgs la{n, W, H, st->packed.data(), st->splat_inst_offsets.data(), tile_mask, inst_tile};
-  k.list_tiles(la, threads_);
 
   radix_sort(sorted, st->sorted2, st->hist, visible > 0 ? max_key - min_key : 0, threads_);
 
   // stable counting sort of instances into tiles, chunked over the depth order. The
-  // instances' tiles are first copied into depth order (one gather per splat, whose loads
-  // are independent and overlap), so the count and scatter passes read them sequentially.
+  // instances' tiles are first listed in depth order (from each splat's tile mask, whose
+  // loads are independent and overlap), so the count and scatter passes read them
+  // sequentially.
   const std::size_t nvis = sorted.size();
   std::uint32_t* d_first = grow(st->d_first, nvis + 1);  // first depth-major instance of rank s
   std::uint32_t* d_slot = grow(st->d_slot, nvis);        // its first splat-major slot
@@ -425,22 +424,27 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   std::uint32_t* d_tile = grow(st->d_tile, total);
   std::vector<std::uint32_t>& cnt = st->hist;
   cnt.assign(std::size_t(nchunks) * std::size_t(ntiles), 0u);
-  // each chunk in one pass: the prefix of its counts, its splats' tiles copied into depth
-  // order, and a histogram of those tiles
+  // each chunk in one pass: the prefix of its counts, its splats' tiles listed in depth
+  // order, and a histogram of those tiles. The tiles come from the projection's tile masks
+  // (large splats are tested again): listing them per splat in splat order first, and then
+  // copying them into depth order, took 2 ms more of the 800x800 / 300k forward (and this
+  // pass without its prefetch 4 ms more).
+  const TileListArgs la{W, H, st->packed.data()};
+  const int tiles_x = st->tiles_x;
   parallel_for_chunks(nchunks, threads_, [&](int c) {
     const std::size_t b = std::size_t(c) * chunk, e = std::min(nvis, b + chunk);
     std::uint32_t* h = cnt.data() + std::size_t(c) * std::size_t(ntiles);
     std::uint32_t acc = chunk_base[std::size_t(c)];
     for (std::size_t s = b; s < e; ++s) {
-      const std::uint32_t n_s = d_first[s];
-      const std::uint32_t* src = inst_tile + d_slot[s];
+      // masks are read in depth order, scattered: fetch ahead, since the branches of the
+      // expansion mispredict and would otherwise keep the next loads from starting
+      if (s + 16 < e) __builtin_prefetch(&tile_mask[std::uint32_t(sorted[s + 16])]);
+      const std::uint32_t i = std::uint32_t(sorted[s]);
       std::uint32_t* dst = d_tile + acc;
+      const std::uint32_t n_s = tile_mask[i].ntx > 0 ? mask_tiles(tile_mask[i], tiles_x, dst)
+                                                     : k.large_splat_tiles(la, int(i), dst);
       d_first[s] = acc;
-      for (std::uint32_t j = 0; j < n_s; ++j) {  // a few tiles a splat: a call to memcpy cost more
-        const std::uint32_t t = src[j];
-        dst[j] = t;
-        ++h[t];
-      }
+      for (std::uint32_t j = 0; j < n_s; ++j) ++h[dst[j]];
       acc += n_s;
     }
   });
@@ -522,7 +526,6 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   // other tiles. A pass over the whole image after the tiles took 1.1 ms of the 800x800 /
   // 300k forward; by bands the forward measured 0.6 ms faster (28 alternating runs).
   // The count is acq_rel so the composing thread sees every tile of the band.
-  const int tiles_x = st->tiles_x;
   std::unique_ptr<std::atomic<int>[]> band_done(new std::atomic<int>[std::size_t(st->tiles_y)]);
   for (int b = 0; b < st->tiles_y; ++b) band_done[std::size_t(b)].store(0, std::memory_order_relaxed);
   parallel_for_tiles(ntiles, threads_, [&](int t) {

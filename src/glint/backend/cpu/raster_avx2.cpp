@@ -17,7 +17,9 @@ void compose_rows(const TileForwardArgs& a, int y0, int y1) { portable::compose_
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
 std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return portable::tile_hits(s, r); }
 void project_splats(const ProjectArgs& a, int threads) { portable::project_splats(a, threads); }
-void list_tiles(const TileListArgs& a, int threads) { portable::list_tiles(a, threads); }
+std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out) {
+  return portable::large_splat_tiles(a, i, out);
+}
 void splat_vjps(const VjpArgs& a, int threads) { portable::splat_vjps(a, threads); }
 }  // namespace glint::cpu::avx2
 #endif

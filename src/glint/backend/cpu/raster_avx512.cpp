@@ -21,7 +21,9 @@ void compose_rows(const TileForwardArgs& a, int y0, int y1) { avx2::compose_rows
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { avx2::backward_tile(a, tile, flags); }
 std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return avx2::tile_hits(s, r); }
 void project_splats(const ProjectArgs& a, int threads) { avx2::project_splats(a, threads); }
-void list_tiles(const TileListArgs& a, int threads) { avx2::list_tiles(a, threads); }
+std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out) {
+  return avx2::large_splat_tiles(a, i, out);
+}
 void splat_vjps(const VjpArgs& a, int threads) { avx2::splat_vjps(a, threads); }
 }  // namespace glint::cpu::avx512
 #endif

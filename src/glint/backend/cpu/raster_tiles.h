@@ -106,6 +106,17 @@ struct TileHitMask {
   std::uint64_t bits;
   std::uint32_t first, ntx;
 };
+// Writes the tiles of a mask (ntx > 0) from out, in row-major tile order; returns how many.
+inline std::uint32_t mask_tiles(const TileHitMask& hm, int tiles_x, std::uint32_t* out) {
+  const std::uint64_t row_bits = hm.ntx == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << hm.ntx) - 1;
+  std::uint64_t bits = hm.bits;
+  std::uint32_t o = 0;
+  for (std::uint32_t row = hm.first; bits; row += std::uint32_t(tiles_x)) {  // no division per tile
+    for (std::uint64_t b = bits & row_bits; b; b &= b - 1) out[o++] = row + std::uint32_t(__builtin_ctzll(b));
+    bits = hm.ntx == 64 ? 0 : bits >> hm.ntx;
+  }
+  return o;
+}
 
 // tile_hits: which tiles of the range (ntx * nty <= 64) the splat's cut ellipse can reach
 // (render::ellipse_hits_rect on the pixel centres of each tile inside the box), as bits

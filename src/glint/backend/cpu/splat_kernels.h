@@ -37,12 +37,10 @@ struct ProjectArgs {
   std::uint8_t* sh_clamped;    // bit c: colour channel c was clamped at 0
 };
 
+// The tiles of splats without a TileHitMask (more than 64 tiles in their box).
 struct TileListArgs {
-  int n, width, height;
+  int width, height;
   const SplatPacked* packed;
-  const std::uint32_t* offsets;  // [n + 1] first instance of each splat
-  const TileHitMask* tile_mask;
-  std::uint32_t* inst_tile;      // [instances] out: tile of each instance, splat-major
 };
 
 struct VjpArgs {
@@ -57,9 +55,11 @@ struct VjpArgs {
   SplatGradArrays g;                        // out, [n] each
 };
 
-// Each runs over all splats with `threads` OpenMP threads.
+// project_splats and splat_vjps run over all splats with `threads` OpenMP threads.
 using ProjectSplatsFn = void (*)(const ProjectArgs&, int threads);
-using ListTilesFn = void (*)(const TileListArgs&, int threads);
+// Writes the tiles splat i hits from out, row-major; returns how many. For splats without
+// a tile mask (the binning expands the masks of all others itself).
+using LargeSplatTilesFn = std::uint32_t (*)(const TileListArgs&, int i, std::uint32_t* out);
 using SplatVjpsFn = void (*)(const VjpArgs&, int threads);
 
 // Every kernel of one build (portable, AVX2 or AVX-512). A forward records the set it used
@@ -70,23 +70,23 @@ struct CpuKernels {
   ComposeRowsFn compose_rows;
   BackwardTileFn backward_tile;
   ProjectSplatsFn project_splats;
-  ListTilesFn list_tiles;
+  LargeSplatTilesFn large_splat_tiles;
   SplatVjpsFn splat_vjps;
 };
 
 namespace portable {
 void project_splats(const ProjectArgs&, int threads);
-void list_tiles(const TileListArgs&, int threads);
+std::uint32_t large_splat_tiles(const TileListArgs&, int i, std::uint32_t* out);
 void splat_vjps(const VjpArgs&, int threads);
 }  // namespace portable
 namespace avx2 {
 void project_splats(const ProjectArgs&, int threads);
-void list_tiles(const TileListArgs&, int threads);
+std::uint32_t large_splat_tiles(const TileListArgs&, int i, std::uint32_t* out);
 void splat_vjps(const VjpArgs&, int threads);
 }  // namespace avx2
 namespace avx512 {
 void project_splats(const ProjectArgs&, int threads);
-void list_tiles(const TileListArgs&, int threads);
+std::uint32_t large_splat_tiles(const TileListArgs&, int i, std::uint32_t* out);
 void splat_vjps(const VjpArgs&, int threads);
 }  // namespace avx512
 

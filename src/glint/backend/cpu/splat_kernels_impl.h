@@ -201,29 +201,6 @@ struct ProjectKernel {
   }
 };
 
-struct TileListKernel {
-  using Args = std::tuple<const TileListArgs*>;
-  static void run(int i, const TileListArgs* a) {
-    const std::uint32_t* off = a->offsets;
-    const TileHitMask* tile_mask = a->tile_mask;
-    std::uint32_t* inst_tile = a->inst_tile;
-    std::uint32_t o = off[i];
-    if (off[i + 1] == o) return;
-    const TileHitMask& hm = tile_mask[i];
-    const int tiles_x = tiles_across(a->width);
-    if (hm.ntx > 0) {  // row by row, in row-major tile order as for_each_tile (no division per tile)
-      const std::uint64_t row_bits = hm.ntx == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << hm.ntx) - 1;
-      std::uint64_t bits = hm.bits;
-      for (std::uint32_t row = hm.first; bits; row += std::uint32_t(tiles_x)) {
-        for (std::uint64_t b = bits & row_bits; b; b &= b - 1) inst_tile[o++] = row + std::uint32_t(__builtin_ctzll(b));
-        bits = hm.ntx == 64 ? 0 : bits >> hm.ntx;
-      }
-      return;
-    }
-    const SplatPacked& s = a->packed[i];
-    for_each_tile(s, tile_range(s, a->width, a->height), tiles_x, [&](int t) { inst_tile[o++] = std::uint32_t(t); });
-  }
-};
 
 // Gradients of eight consecutive splats: each sums its records (fixed order), the
 // projection VJP runs on the eight as lanes, then each runs the SH VJP.
@@ -337,7 +314,12 @@ void project_splats(const ProjectArgs& a, int threads) {
   launch<ProjectKernel>(int((n + 7) / 8), threads, &view, &view8, &a);
 }
 
-void list_tiles(const TileListArgs& a, int threads) { launch<TileListKernel>(a.n, threads, &a); }
+std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out) {
+  const SplatPacked& s = a.packed[i];
+  std::uint32_t o = 0;
+  for_each_tile(s, tile_range(s, a.width, a.height), tiles_across(a.width), [&](int t) { out[o++] = std::uint32_t(t); });
+  return o;
+}
 
 void splat_vjps(const VjpArgs& a, int threads) {
   const render::ViewT<F8> view8 = render::make_view<F8>(*a.camera, a.near_plane);
