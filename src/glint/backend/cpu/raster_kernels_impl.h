@@ -365,6 +365,21 @@ inline void store_rgb4(float* p, v4f x, v4f y, v4f z) {
   store4(p + 8, __builtin_shufflevector(z, x3y3, 2, 4, 5, 3));
 }
 
+// The inverse of store_rgb4: four interleaved pixels (12 floats) as three channels.
+inline v4f load4(const float* p) {
+  v4f v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+inline void load_rgb4(const float* p, v4f& x, v4f& y, v4f& z) {
+  const v4f a = load4(p), b = load4(p + 4), c = load4(p + 8);  // x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 0), c, 0, 1, 2, 5);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 0), c, 0, 1, 2, 6);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 0, 0), c, 0, 1, 4, 7);
+}
+// One lane group from its two rows of four (the inverse of row_of).
+inline vf group_of_rows(v4f r0, v4f r1) { return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7); }
+
 template <unsigned F>
 void forward_impl(const TileForwardArgs& a, int tile) {
   constexpr bool kDepth = F & kFlagDepth, kMedian = F & kFlagMedian, kNormal = F & kFlagNormal,
@@ -549,7 +564,36 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     MedI[gi] = bci(-1);
     Live[gi] = bci(0);
   }
-  for (int r = 0; r < nrows; ++r) {
+  // A whole tile with colour and alpha gradients only (training's case): four pixels a load,
+  // the same operations per lane as the pixel loop below, without its single-lane inserts
+  // (the 320x240 training step's backward measured 5.38 -> 5.20 ms).
+  constexpr bool kMore = kDepth || kMedian || kNormal || kDist;
+  const bool whole = ncols == TS && nrows == TS;
+  if (whole && !kMore) {
+    for (int gi = 0; gi < NG; ++gi) {
+      v4f t[QH], gr[QH], gg[QH], gb[QH], cr[QH], cg[QH], cb[QH], da[QH];
+      for (int h = 0; h < QH; ++h) {
+        const std::size_t pix = std::size_t(y0 + (gi / GROUPS) * QH + h) * std::size_t(a.width) +
+                                std::size_t(x0 + (gi % GROUPS) * QW);
+        t[h] = load4(a.T_final + pix);
+        load_rgb4(a.C_final + 3 * pix, cr[h], cg[h], cb[h]);
+        if (a.d_rgb)
+          load_rgb4(a.d_rgb + 3 * pix, gr[h], gg[h], gb[h]);
+        else
+          gr[h] = gg[h] = gb[h] = bc4(0.f);
+        da[h] = a.d_alpha ? load4(a.d_alpha + pix) : bc4(0.f);
+      }
+      Live[gi] = bci(-1);
+      Tf[gi] = group_of_rows(t[0], t[1]);
+      gR[gi] = group_of_rows(gr[0], gr[1]);
+      gG[gi] = group_of_rows(gg[0], gg[1]);
+      gB[gi] = group_of_rows(gb[0], gb[1]);
+      GF[gi] = gR[gi] * group_of_rows(cr[0], cr[1]) + gG[gi] * group_of_rows(cg[0], cg[1]) +
+               gB[gi] * group_of_rows(cb[0], cb[1]);
+      gA[gi] = group_of_rows(da[0], da[1]) - (gR[gi] * bc(a.bg[0]) + gG[gi] * bc(a.bg[1]) + gB[gi] * bc(a.bg[2]));
+    }
+  }
+  for (int r = 0; r < nrows && !(whole && !kMore); ++r) {
     for (int c = 0; c < ncols; ++c) {
       const int gi = group_of(r, c), l = lane_of(r, c);
       const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
