@@ -232,6 +232,9 @@ StepResult Trainer::step() {
   res.loss = total;
   res.splats = set_.size();
   res.visible = num_visible;
+  // out_ keeps its images for the next step; its forward state goes back to the backend's
+  // pool, where test-view renders between steps take it instead of allocating another
+  out_.saved.reset();
   return res;
 }
 
