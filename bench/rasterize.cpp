@@ -151,7 +151,8 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
   }
   double f = median(tf), fb = median(tfb);
   std::printf("%-8s %-8zu %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f %9.1f %9.1f\n",
-              (std::to_string(W) + "x" + std::to_string(H)).c_str(), m.size(), visible, instances / 1e6, steps / 1e6, f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb));
+              (std::to_string(W) + "x" + std::to_string(H)).c_str(), m.size(), visible, instances / 1e6, steps / 1e6,
+              f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb));
   std::fflush(stdout);
 }
 

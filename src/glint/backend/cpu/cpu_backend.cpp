@@ -105,6 +105,11 @@ CpuSimd active_cpu_simd() {
 }
 
 namespace detail {
+// Sums over a chunk of splats (the offsets pass), then their exclusive prefix.
+struct SplatChunkSums {
+  std::uint64_t instances = 0;
+  std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
+};
 struct ForwardState {
   const cpu::CpuKernels* kernels = nullptr;  // the build the forward ran; backward uses it too
   RenderSettings settings{};
@@ -127,11 +132,14 @@ struct ForwardState {
   std::vector<std::uint32_t> count, depth_key, hist, chunk_base;
   std::vector<std::uint64_t> sorted, sorted2;  // (depth key << 32 | splat), radix-sorted by key
   std::vector<std::uint32_t> d_first, d_slot, d_tile;  // instances in depth order (binning)
-  // binning's chunks of the depth order, and each chunk's first place in every tile list
-  // ([chunks * tiles]): without for_backward, backward runs the scatter again for inst_slot
+  // binning's chunks of the depth order, and (without for_backward only) each chunk's first
+  // place in every tile list ([chunks * tiles]), for the backward to run the scatter again
   int bin_chunks = 0;
   std::size_t bin_chunk = 0;
   std::vector<std::uint32_t> tile_base;
+  // per-frame scratch of the offsets pass and the band-wise compose
+  std::vector<SplatChunkSums> chunk_sums;
+  std::vector<std::atomic<int>> band_done;
 };
 }  // namespace detail
 
@@ -230,19 +238,18 @@ const T* line_aligned(const std::vector<T>& v) {
   return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
 }
 
-// The binning's scatter: f(pos, s, q) for instance q (depth-major) of the splat of depth
-// rank s, where pos is its place in the tile lists. Chunks of the depth order run in
-// parallel, each from its own first places (tile_base), so every pos is the stable one.
-// f(pos, i, k) for every instance: pos its place in the tile lists, i its splat and k its
-// splat-major slot (the splat's first slot plus the instance's rank among its tiles).
+// The binning's scatter: f(pos, i, k) for every instance, pos its place in the tile lists,
+// i its splat and k its splat-major slot (the splat's first slot plus the instance's rank
+// among its tiles). Chunks of the depth order run in parallel, each from its own first
+// places in the tile lists (`places`, [chunks * tiles], consumed), so every pos is the
+// stable one.
 template <class F>
-void scatter_instances(const detail::ForwardState& st, std::vector<std::uint32_t>& work, int threads, F&& f) {
-  work = st.tile_base;
+void scatter_instances(const detail::ForwardState& st, std::vector<std::uint32_t>& places, int threads, F&& f) {
   const std::size_t nvis = st.sorted.size(), ntiles = std::size_t(st.tiles_x) * std::size_t(st.tiles_y);
   const std::uint64_t* sorted = st.sorted.data();
   const std::uint32_t *d_first = st.d_first.data(), *d_slot = st.d_slot.data(), *d_tile = st.d_tile.data();
   parallel_for_chunks(st.bin_chunks, threads, [&](int c) {
-    std::uint32_t* h = work.data() + std::size_t(c) * ntiles;
+    std::uint32_t* h = places.data() + std::size_t(c) * ntiles;
     const std::size_t b = std::size_t(c) * st.bin_chunk, e = std::min(nvis, b + st.bin_chunk);
     for (std::size_t s = b; s < e; ++s) {
       const std::uint32_t i = std::uint32_t(sorted[s]), q1 = d_first[s + 1];
@@ -347,14 +354,11 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   const auto splat_chunk = [&](int c) {
     return std::pair<int, int>(int(std::int64_t(n) * c / nsplat_chunks), int(std::int64_t(n) * (c + 1) / nsplat_chunks));
   };
-  struct ChunkSums {
-    std::uint64_t instances = 0;
-    std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
-  };
-  std::vector<ChunkSums> sums(std::size_t(nsplat_chunks) + 1);
+  std::vector<detail::SplatChunkSums>& sums = st->chunk_sums;
+  sums.assign(std::size_t(nsplat_chunks) + 1, detail::SplatChunkSums{});
   parallel_for_chunks(nsplat_chunks, threads_, [&](int c) {
     const auto [b, e] = splat_chunk(c);
-    ChunkSums cs;
+    detail::SplatChunkSums cs;
     for (int i = b; i < e; ++i) {
       cs.instances += count[i];
       cs.visible += count[i] > 0;
@@ -367,7 +371,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   });
   std::uint32_t min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
   for (int c = 0; c < nsplat_chunks; ++c) {  // exclusive prefix over the chunks
-    ChunkSums& next = sums[std::size_t(c) + 1];
+    detail::SplatChunkSums& next = sums[std::size_t(c) + 1];
     min_key = std::min(min_key, next.min_key);
     max_key = std::max(max_key, next.max_key);
     next.instances += sums[std::size_t(c)].instances;
@@ -466,7 +470,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   // scattered writes, 1.2 ms of the 800x800 / 300k forward.
   st->bin_chunks = nchunks;
   st->bin_chunk = chunk;
-  st->tile_base.swap(cnt);
+  if (!settings.for_backward) st->tile_base = cnt;  // the backward's copy of the first places
   st->inst_splat.resize(total);
   std::uint32_t* inst_splat = st->inst_splat.data();
   if (settings.for_backward) {
@@ -526,7 +530,8 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   // other tiles. A pass over the whole image after the tiles took 1.1 ms of the 800x800 /
   // 300k forward; by bands the forward measured 0.6 ms faster (28 alternating runs).
   // The count is acq_rel so the composing thread sees every tile of the band.
-  std::unique_ptr<std::atomic<int>[]> band_done(new std::atomic<int>[std::size_t(st->tiles_y)]);
+  std::vector<std::atomic<int>>& band_done = st->band_done;
+  if (band_done.size() < std::size_t(st->tiles_y)) band_done = std::vector<std::atomic<int>>(std::size_t(st->tiles_y));
   for (int b = 0; b < st->tiles_y; ++b) band_done[std::size_t(b)].store(0, std::memory_order_relaxed);
   parallel_for_tiles(ntiles, threads_, [&](int t) {
     k.forward_tile(fa, t, flags);
@@ -582,6 +587,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
     ba.inst_slot = st->inst_slot.data();
   } else {  // the forward skipped the record slots: the same scatter as there
     std::uint32_t* slots = grow(slots_, std::max<std::size_t>(1, ninst));
+    slot_work_ = st->tile_base;
     scatter_instances(*st, slot_work_, threads_, [=](std::uint32_t pos, std::uint32_t, std::uint32_t k) { slots[pos] = k; });
     ba.inst_slot = slots;
   }

@@ -294,7 +294,8 @@ struct AlphaBack {
 };
 
 // Lane groups of one (splat, tile) pair with at least one candidate lane, in row-major
-// order, with what the kernel needs of their alpha part (Alpha: AlphaSlim or AlphaBack).
+// order, with what the kernel needs of their alpha part (Alpha: AlphaSlim, filled by
+// collect_groups in the forward, or AlphaBack, filled by replay_groups in the backward).
 template <class Alpha>
 struct SplatGroups {
   int n = 0;
@@ -592,47 +593,48 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
                gB[gi] * group_of_rows(cb[0], cb[1]);
       gA[gi] = group_of_rows(da[0], da[1]) - (gR[gi] * bc(a.bg[0]) + gG[gi] * bc(a.bg[1]) + gB[gi] * bc(a.bg[2]));
     }
-  }
-  for (int r = 0; r < nrows && !(whole && !kMore); ++r) {
-    for (int c = 0; c < ncols; ++c) {
-      const int gi = group_of(r, c), l = lane_of(r, c);
-      const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
-      Live[gi][l] = -1;
-      Tf[gi][l] = a.T_final[pix];
-      const float gr = ld(a.d_rgb, 3 * pix), gg = ld(a.d_rgb, 3 * pix + 1), gb = ld(a.d_rgb, 3 * pix + 2);
-      GF[gi][l] = gr * a.C_final[3 * pix] + gg * a.C_final[3 * pix + 1] + gb * a.C_final[3 * pix + 2];
-      gR[gi][l] = gr;
-      gG[gi][l] = gg;
-      gB[gi][l] = gb;
-      // rgb = C + T bg and alpha = 1 - T: the alpha channel A = sum w carries both
-      float ga = ld(a.d_alpha, pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
-      const float al = 1.f - a.T_final[pix];
-      if constexpr (kDist) {
-        FL2[gi][l] = a.L_final[pix] + a.L_final[pix];
-        FR[gi][l] = a.R_final[pix];
-        gL[gi][l] = ld(a.d_distortion, pix);
-      }
-      if constexpr (kDepth) {
-        FS[gi][l] = a.S_final[pix];
-        const float gd = ld(a.d_depth, pix);
-        if (al > 0.f) {  // depth = S / A
-          const float D = a.S_final[pix] / al;
-          gS[gi][l] = gd / al;
-          ga -= gd * D / al;
+  } else {
+    for (int r = 0; r < nrows; ++r) {
+      for (int c = 0; c < ncols; ++c) {
+        const int gi = group_of(r, c), l = lane_of(r, c);
+        const std::size_t pix = std::size_t(y0 + r) * std::size_t(a.width) + std::size_t(x0 + c);
+        Live[gi][l] = -1;
+        Tf[gi][l] = a.T_final[pix];
+        const float gr = ld(a.d_rgb, 3 * pix), gg = ld(a.d_rgb, 3 * pix + 1), gb = ld(a.d_rgb, 3 * pix + 2);
+        GF[gi][l] = gr * a.C_final[3 * pix] + gg * a.C_final[3 * pix + 1] + gb * a.C_final[3 * pix + 2];
+        gR[gi][l] = gr;
+        gG[gi][l] = gg;
+        gB[gi][l] = gb;
+        // rgb = C + T bg and alpha = 1 - T: the alpha channel A = sum w carries both
+        float ga = ld(a.d_alpha, pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
+        const float al = 1.f - a.T_final[pix];
+        if constexpr (kDist) {
+          FL2[gi][l] = a.L_final[pix] + a.L_final[pix];
+          FR[gi][l] = a.R_final[pix];
+          gL[gi][l] = ld(a.d_distortion, pix);
         }
-      }
-      gA[gi][l] = ga;
-      if constexpr (kMedian) {
-        gM[gi][l] = ld(a.d_median, pix);
-        MedI[gi][l] = a.median_inst[pix];
-      }
-      if constexpr (kNormal) {
-        FNx[gi][l] = a.N_final[3 * pix];
-        FNy[gi][l] = a.N_final[3 * pix + 1];
-        FNz[gi][l] = a.N_final[3 * pix + 2];
-        gNx[gi][l] = ld(a.d_normal, 3 * pix);
-        gNy[gi][l] = ld(a.d_normal, 3 * pix + 1);
-        gNz[gi][l] = ld(a.d_normal, 3 * pix + 2);
+        if constexpr (kDepth) {
+          FS[gi][l] = a.S_final[pix];
+          const float gd = ld(a.d_depth, pix);
+          if (al > 0.f) {  // depth = S / A
+            const float D = a.S_final[pix] / al;
+            gS[gi][l] = gd / al;
+            ga -= gd * D / al;
+          }
+        }
+        gA[gi][l] = ga;
+        if constexpr (kMedian) {
+          gM[gi][l] = ld(a.d_median, pix);
+          MedI[gi][l] = a.median_inst[pix];
+        }
+        if constexpr (kNormal) {
+          FNx[gi][l] = a.N_final[3 * pix];
+          FNy[gi][l] = a.N_final[3 * pix + 1];
+          FNz[gi][l] = a.N_final[3 * pix + 2];
+          gNx[gi][l] = ld(a.d_normal, 3 * pix);
+          gNy[gi][l] = ld(a.d_normal, 3 * pix + 1);
+          gNz[gi][l] = ld(a.d_normal, 3 * pix + 2);
+        }
       }
     }
   }

@@ -201,7 +201,6 @@ struct ProjectKernel {
   }
 };
 
-
 // Gradients of eight consecutive splats: each sums its records (fixed order), the
 // projection VJP runs on the eight as lanes, then each runs the SH VJP.
 struct VjpKernel {
