@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -137,6 +138,71 @@ TEST(TrainAdam, UsedWidthMatchesTheFullUpdate) {
     }
     EXPECT_EQ(a_skip.group("rest").step, 9u);  // the bias correction advanced on every step
   }
+}
+
+// Groups large enough for threads, several blocks each (one with a partial last block and
+// a visibility mask): the same bits as the formula, value by value.
+TEST(TrainAdam, ThreadedBlocksMatchTheFormula) {
+  const int rows = 30011;
+  std::mt19937 gen(3);
+  std::normal_distribution<float> nd;
+  std::vector<std::uint8_t> vis(rows);
+  for (auto& x : vis) x = std::uint8_t(gen() % 4 != 0);
+  std::vector<int> vis_i(vis.begin(), vis.end());
+  const std::uint8_t* masks[] = {nullptr, vis.data()};
+  for (const std::uint8_t* mask : masks) {
+    std::vector<float> a(rows * 3), b(rows);
+    for (auto& x : a) x = nd(gen);
+    for (auto& x : b) x = nd(gen);
+    std::vector<float> ra = a, rb = b;
+    Adam adam;
+    adam.add_group("a", 3, rows);
+    adam.add_group("b", 1, rows);
+    RefAdam ref_a, ref_b;
+    for (int s = 0; s < 3; ++s) {
+      std::vector<float> ga(a.size()), gb(b.size());
+      for (auto& x : ga) x = nd(gen);
+      for (auto& x : gb) x = nd(gen);
+      AdamParamGroup groups[] = {{"a", a.data(), ga.data(), rows, 3, 0.01f}, {"b", b.data(), gb.data(), rows, 1, 0.02f}};
+      EXPECT_EQ(adam.step(groups, mask), -1);
+      ref_a.step(ra, ga, 0.01f, mask ? vis_i : std::vector<int>{}, 3);
+      ref_b.step(rb, gb, 0.02f, mask ? vis_i : std::vector<int>{}, 1);
+      ASSERT_TRUE(bits_equal(a, ra)) << "step " << s;
+      ASSERT_TRUE(bits_equal(b, rb)) << "step " << s;
+    }
+  }
+}
+
+// step() names the first group it left with an inf or NaN, among the values it updated.
+TEST(TrainAdam, ReportsTheFirstGroupWithNonFiniteValues) {
+  const int rows = 20000;  // the threaded path
+  std::vector<float> a(rows * 3, 1.f), b(rows, 1.f), c(rows * 2, 1.f), ga(a.size(), 1.f), gb(b.size(), 1.f),
+      gc(c.size(), 1.f);
+  Adam adam;
+  adam.add_group("a", 3, rows);
+  adam.add_group("b", 1, rows);
+  adam.add_group("c", 2, rows);
+  const auto step = [&](float lr_b, float lr_c, const std::uint8_t* mask = nullptr, int used_c = -1) {
+    AdamParamGroup groups[] = {{"a", a.data(), ga.data(), rows, 3, 0.01f},
+                               {"b", b.data(), gb.data(), rows, 1, lr_b},
+                               {"c", c.data(), gc.data(), rows, 2, lr_c, used_c}};
+    return adam.step(groups, mask);
+  };
+  EXPECT_EQ(step(0.01f, 0.01f), -1);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(step(0.01f, inf), 2);  // an infinite step size: every value of c becomes -inf
+  c.assign(c.size(), 1.f);
+  EXPECT_EQ(step(inf, inf), 1);  // the first of the two
+  b.assign(b.size(), 1.f);
+  // a NaN in a column or row the step does not update is not its business
+  c.assign(c.size(), 1.f);
+  c[1] = std::nanf("");
+  EXPECT_EQ(step(0.01f, 0.01f, nullptr, 1), -1);
+  std::vector<std::uint8_t> vis(rows, 1);
+  vis[0] = 0;
+  EXPECT_EQ(step(0.01f, 0.01f, vis.data()), -1);
+  vis[0] = 1;
+  EXPECT_EQ(step(0.01f, 0.01f, vis.data()), 2);
 }
 
 TEST(TrainAdam, MismatchedGroupsAreRejected) {

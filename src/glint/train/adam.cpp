@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace glint {
@@ -35,12 +36,14 @@ const AdamMoments& Adam::group(std::string_view name) const {
 namespace {
 // The update of n consecutive values; a plain loop the compiler vectorises (adam.cpp is
 // built with -fno-math-errno so that sqrt vectorises), cloned for AVX2 without FMA so both
-// clones compute the same floats.
+// clones compute the same floats. Returns nonzero when an updated parameter is not finite
+// (an all-ones exponent): an integer OR, which vectorises where a float sum would not.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void adam_span(float* __restrict p, const float* __restrict gr, float* __restrict m, float* __restrict v, long n,
-               float b1, float a1, float b2, float a2, float bc2_sqrt, float eps, float step_size) {
+unsigned adam_span(float* __restrict p, const float* __restrict gr, float* __restrict m, float* __restrict v, long n,
+                   float b1, float a1, float b2, float a2, float bc2_sqrt, float eps, float step_size) {
+  unsigned bad = 0;
   for (long j = 0; j < n; ++j) {
     const float gj = gr[j];
     const float mj = b1 * m[j] + a1 * gj;
@@ -48,12 +51,53 @@ void adam_span(float* __restrict p, const float* __restrict gr, float* __restric
     m[j] = mj;
     v[j] = vj;
     const float denom = std::sqrt(vj) / bc2_sqrt + eps;
-    p[j] -= step_size * (mj / denom);
+    const float pj = p[j] - step_size * (mj / denom);
+    p[j] = pj;
+    std::uint32_t u;
+    std::memcpy(&u, &pj, sizeof(u));
+    bad |= static_cast<unsigned>((u & 0x7f800000u) == 0x7f800000u);
   }
+  return bad;
 }
-}  // namespace
 
-void adam_update(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o, const std::uint8_t* visible) {
+// One group's update as the spans see it.
+struct GroupUpdate {
+  float* p;
+  const float* gr;
+  float* m;
+  float* v;
+  long rows;
+  int width, used;
+  float step_size, bc2_sqrt;
+};
+
+// Rows [r0, r1) of a group: one span when every value is updated, else a span per run of
+// visible rows (or per row when only the first `used` columns are).
+unsigned update_rows(const GroupUpdate& u, long r0, long r1, const std::uint8_t* visible, const AdamOptions& o) {
+  const float b1 = o.beta1, b2 = o.beta2, a1 = 1.f - b1, a2 = 1.f - b2;
+  const long w = u.width;
+  const auto span = [&](long r, long n) {
+    return adam_span(u.p + r * w, u.gr + r * w, u.m + r * w, u.v + r * w, n, b1, a1, b2, a2, u.bc2_sqrt, o.eps,
+                     u.step_size);
+  };
+  if (!visible && u.used == u.width) return span(r0, (r1 - r0) * w);
+  unsigned bad = 0;
+  for (long r = r0; r < r1;) {
+    if (visible && !visible[r]) {
+      ++r;
+      continue;
+    }
+    long e = r + 1;  // whole rows: a run of visible rows is updated as one span
+    if (u.used == u.width)
+      while (e < r1 && (!visible || visible[e])) ++e;
+    bad |= span(r, (e - r - 1) * w + u.used);
+    r = e;
+  }
+  return bad;
+}
+
+// Checks a group against its moments and advances its step count; the values its spans use.
+GroupUpdate prepare(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o) {
   const std::size_t n = g.rows * static_cast<std::size_t>(g.width);
   if (s.name != g.name || s.width != g.width || s.m.size() != n || s.v.size() != n)
     throw std::invalid_argument("adam: group " + g.name + " (" + std::to_string(g.rows) + " rows of " +
@@ -62,50 +106,58 @@ void adam_update(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o, 
   if (n > 0 && (!g.params || !g.grads)) throw std::invalid_argument("adam: group " + g.name + " has no data");
   s.step += 1;
   const double t = static_cast<double>(s.step);
-  const float b1 = o.beta1, b2 = o.beta2, eps = o.eps;
-  const float step_size = static_cast<float>(g.lr / (1.0 - std::pow(static_cast<double>(b1), t)));
-  const float bc2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(b2), t)));
-  const int w = g.width;
-  float* p = g.params;
-  const float* gr = g.grads;
-  float* m = s.m.data();
-  float* v = s.v.data();
-  const long rows = static_cast<long>(g.rows);
-  const float a1 = 1.f - b1, a2 = 1.f - b2;
-  const int used = g.used_width >= 0 && g.used_width < w ? g.used_width : w;
-  if (used == 0) return;
-  // Elementwise and memory-bound, but one thread does not saturate the memory bus.
-  if (!visible && used == w) {
-    const long total = static_cast<long>(n);
-#pragma omp parallel for schedule(static) if (n >= kMinParallel * 4)
-    for (long b = 0; b < total; b += 4096)
-      adam_span(p + b, gr + b, m + b, v + b, std::min(4096L, total - b), b1, a1, b2, a2, bc2_sqrt, eps, step_size);
-    return;
-  }
-  const std::size_t updated = static_cast<std::size_t>(rows) * static_cast<std::size_t>(used);
-#pragma omp parallel for schedule(static) if (updated >= kMinParallel * 4)
-  for (long b = 0; b < rows; b += 256) {
-    const long end = std::min(rows, b + 256);
-    for (long r = b; r < end;) {
-      if (visible && !visible[r]) {
-        ++r;
-        continue;
-      }
-      long e = r + 1;  // whole rows: a run of visible rows is updated as one span
-      if (used == w)
-        while (e < end && (!visible || visible[e])) ++e;
-      adam_span(p + r * w, gr + r * w, m + r * w, v + r * w, (e - r - 1) * w + used, b1, a1, b2, a2, bc2_sqrt, eps,
-                step_size);
-      r = e;
-    }
-  }
+  GroupUpdate u;
+  u.p = g.params;
+  u.gr = g.grads;
+  u.m = s.m.data();
+  u.v = s.v.data();
+  u.rows = static_cast<long>(g.rows);
+  u.width = g.width;
+  u.used = g.used_width >= 0 && g.used_width < g.width ? g.used_width : g.width;
+  u.step_size = static_cast<float>(g.lr / (1.0 - std::pow(static_cast<double>(o.beta1), t)));
+  u.bc2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(o.beta2), t)));
+  return u;
 }
 
-void Adam::step(std::span<const AdamParamGroup> groups, const std::uint8_t* visible) {
+// A block of rows of one group, about kBlockValues values: the unit the threads share.
+struct Block {
+  int group;
+  long r0, r1;
+};
+constexpr long kBlockValues = 4096;
+}  // namespace
+
+int Adam::step(std::span<const AdamParamGroup> groups, const std::uint8_t* visible) {
   if (groups.size() != groups_.size())
     throw std::invalid_argument("adam: step with " + std::to_string(groups.size()) + " groups, " +
                                 std::to_string(groups_.size()) + " registered");
-  for (std::size_t i = 0; i < groups.size(); ++i) adam_update(groups_[i], groups[i], options_, visible);
+  if (groups.size() > 32) throw std::invalid_argument("adam: more than 32 groups");
+  // Every group's blocks in one parallel region: per group, only the largest were worth
+  // threads, and the rest ran on one while the other waited (20k splats at SH degree 0:
+  // four of the five updated groups).
+  std::vector<GroupUpdate> ups;
+  std::vector<Block> blocks;
+  ups.reserve(groups.size());
+  long updated = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    ups.push_back(prepare(groups_[i], groups[i], options_));
+    const GroupUpdate& u = ups.back();
+    if (u.used == 0) continue;
+    const long rows_per_block = std::max(1L, kBlockValues / u.width);
+    for (long r = 0; r < u.rows; r += rows_per_block)
+      blocks.push_back({static_cast<int>(i), r, std::min(u.rows, r + rows_per_block)});
+    updated += u.rows * u.used;
+  }
+  const long nb = static_cast<long>(blocks.size());
+  std::uint32_t bad = 0;  // bit i: group i has a non-finite value
+  // Elementwise and memory-bound, but one thread does not saturate the memory bus.
+#pragma omp parallel for schedule(static) reduction(| : bad) if (updated >= static_cast<long>(kMinParallel) * 4)
+  for (long b = 0; b < nb; ++b) {
+    const Block& k = blocks[static_cast<std::size_t>(b)];
+    if (update_rows(ups[static_cast<std::size_t>(k.group)], k.r0, k.r1, visible, options_))
+      bad |= 1u << k.group;
+  }
+  return bad ? __builtin_ctz(bad) : -1;
 }
 
 }  // namespace glint

@@ -68,7 +68,9 @@ class Adam {
   // count as its moments) — anything else is a std::invalid_argument, since it means the
   // caller's arrays and the moments have drifted apart. visible: one byte a row shared by
   // all groups (nullptr = all rows), see the file comment.
-  void step(std::span<const AdamParamGroup> groups, const std::uint8_t* visible = nullptr);
+  // Returns the index of the first group left with a non-finite value among those the
+  // step updated, or -1: the caller's finiteness check then need not read them again.
+  int step(std::span<const AdamParamGroup> groups, const std::uint8_t* visible = nullptr);
 
   std::vector<AdamMoments>& groups() { return groups_; }
   const std::vector<AdamMoments>& groups() const { return groups_; }
@@ -84,9 +86,5 @@ class Adam {
   AdamOptions options_;
   std::vector<AdamMoments> groups_;
 };
-
-// The update of one group, exposed for tests and for callers that keep their own moments.
-void adam_update(AdamMoments& state, const AdamParamGroup& group, const AdamOptions& options,
-                 const std::uint8_t* visible);
 
 }  // namespace glint

@@ -129,10 +129,10 @@ std::array<AdamParamGroup, kNumParamGroups> SplatSet::param_groups(const GroupGr
   return out;
 }
 
-void SplatSet::adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible,
-                         int sh_degree) {
+int SplatSet::adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible,
+                        int sh_degree) {
   auto groups = param_groups(grads, lrs, sh_degree);
-  adam.step(groups, visible);
+  return adam.step(groups, visible);
 }
 
 GroupGrads grads_of(const GaussianModel& g) {

@@ -78,8 +78,9 @@ struct SplatSet {
   // had zero gradients and so have zero moments, and Adam skips them (used_width).
   std::array<AdamParamGroup, kNumParamGroups> param_groups(const GroupGrads& grads, const GroupRates& lrs,
                                                            int sh_degree = kMaxShDegree);
-  void adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible = nullptr,
-                 int sh_degree = kMaxShDegree);
+  // Returns Adam::step's answer: the first ParamGroup it left with a non-finite value, or -1.
+  int adam_step(const GroupGrads& grads, const GroupRates& lrs, const std::uint8_t* visible = nullptr,
+                int sh_degree = kMaxShDegree);
 };
 
 // Gradient pointers from a model-shaped gradient container (e.g. the rasterizer's).

@@ -60,6 +60,7 @@ void Trainer::restore(TrainCheckpoint ckp, const std::string& what) {
   set_ = std::move(ckp.splats);
   rng_ = ckp.rng;
   step_ = ckp.step;
+  checked_ = false;
 }
 
 TrainCheckpoint Trainer::checkpoint() const { return TrainCheckpoint{step_, set_, rng_, options_.to_json()}; }
@@ -81,8 +82,16 @@ std::size_t Trainer::view_for_step(long step) const {
   return order[pos];
 }
 
-void Trainer::check_finite(long step, double loss) const {
+void Trainer::check_finite(long step, double loss, int adam_bad, bool all) {
   if (!std::isfinite(loss)) throw Error("step " + std::to_string(step) + ": the loss is not finite");
+  const auto fail = [&](int g) {
+    throw Error("step " + std::to_string(step) + ": parameter tensor '" + kParamGroupNames[static_cast<std::size_t>(g)] +
+                "' has non-finite values");
+  };
+  if (adam_bad >= 0) fail(adam_bad);
+  // Adam checked every value it wrote; the rest are as the last check left them unless
+  // something else changed the set.
+  if (!all && checked_) return;
   for (int g = 0; g < kNumParamGroups; ++g) {
     const std::vector<float>& p = set_.param(g);
     // x * 0 is 0 for finite x and NaN for inf/NaN, so the sum is finite iff every value
@@ -90,20 +99,19 @@ void Trainer::check_finite(long step, double loss) const {
     // the answer, so threads take blocks.
     const float* d = p.data();
     const long n = static_cast<long>(p.size());
-    float all = 0.f;
-#pragma omp parallel for schedule(static) reduction(+ : all) if (n >= (1L << 18))
+    float sum = 0.f;
+#pragma omp parallel for schedule(static) reduction(+ : sum) if (n >= (1L << 18))
     for (long b = 0; b < n; b += 8192) {
       float acc[8] = {};
       const long e = std::min(n, b + 8192), e8 = b + (e - b) / 8 * 8;
       for (long i = b; i < e8; i += 8)
         for (int k = 0; k < 8; ++k) acc[k] += d[i + k] * 0.f;
       for (long i = e8; i < e; ++i) acc[0] += d[i] * 0.f;
-      for (int k = 0; k < 8; ++k) all += acc[k];
+      for (int k = 0; k < 8; ++k) sum += acc[k];
     }
-    if (!(all == 0.f))
-      throw Error("step " + std::to_string(step) + ": parameter tensor '" + kParamGroupNames[static_cast<std::size_t>(g)] +
-                  "' has non-finite values");
+    if (!(sum == 0.f)) fail(g);
   }
+  checked_ = true;
 }
 
 namespace {
@@ -215,18 +223,20 @@ StepResult Trainer::step() {
   GroupGrads grads = {grad_.means.data(),          grad_.log_scales.data(), grad_.quats.data(),
                       grad_.opacity_logits.data(), grad_.sh_dc.data(),      grad_.sh_rest.data()};
   // the degree rises with the step only, so this step's is the highest any step has used
-  set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr, rs.sh_degree);
+  const int adam_bad = set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr, rs.sh_degree);
   res.ms_optimizer = ms_since(clock);
 
+  bool changed = true;  // something besides Adam wrote parameters
   if (options_.strategy == Strategy::kAdc) {
     DensifyOptions d = options_.densify;
-    densify_step(set_, step, dataset_.radius, d, rng_);
+    const DensifyReport rep = densify_step(set_, step, dataset_.radius, d, rng_);
+    changed = rep.densified || rep.opacity_reset;
   } else {
     mcmc_add_noise(set_, means_lr, options_.mcmc, rng_);
     mcmc_step(set_, step, options_.mcmc, rng_);
   }
   step_ = step;
-  check_finite(step, total);
+  check_finite(step, total, adam_bad, changed);
   res.ms_densify = ms_since(clock);
   res.step = step;
   res.loss = total;

@@ -85,7 +85,10 @@ class Trainer {
 
  private:
   std::size_t view_for_step(long step) const;
-  void check_finite(long step, double loss) const;
+  // Throws when the loss or a parameter is not finite. adam_bad: Adam::step's answer for
+  // the values it wrote; all: read every parameter (something else changed them too, or
+  // no check has read them yet).
+  void check_finite(long step, double loss, int adam_bad, bool all);
 
   const Dataset& dataset_;
   TrainOptions options_;
@@ -94,6 +97,7 @@ class Trainer {
   SplatSet set_;
   Rng rng_;
   long step_ = 0;
+  bool checked_ = false;  // a full finiteness check has read the parameters since they were loaded
   ModelGrad grad_;
   // per-step scratch kept across steps (no allocation in the steady state)
   ImageF d_rgb_;
