@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "glint/io/image_io.h"
 #include "glint/io/image_ops.h"
 #include "support/scene_builder.h"
@@ -40,6 +42,31 @@ TEST(ImageOps, CompositesStraightAlphaOverBackground) {
   img.data = {255, 255, 255, 128, 0, 0, 0, 0};
   rgb = to_rgb(img, {0, 0, 0});
   EXPECT_EQ(rgb.data[0], 128);
+}
+
+// Every channel layout, at a size that takes the threaded path, against the formula
+// a * v / 255 + (1 - a) * bg written out per value; the output's storage is reused.
+TEST(ImageOps, CompositeFloatIntoMatchesTheFormula) {
+  const std::array<float, 3> bg = {0.25f, 0.5f, 1.f};
+  ImageF out;
+  for (int ch : {1, 2, 3, 4}) {
+    Image8 img = test::pattern_image(300, 230, ch, 7 + ch);
+    composite_float_into(img, bg, out);
+    ASSERT_EQ(out.width, 300);
+    ASSERT_EQ(out.height, 230);
+    ASSERT_EQ(out.channels, 3);
+    const float* storage = out.data.data();
+    for (int y = 0; y < img.height; y += 7)
+      for (int x = 0; x < img.width; ++x) {
+        const std::uint8_t* px = img.row(y) + x * ch;
+        const float a = (ch == 2 || ch == 4) ? px[ch - 1] * (1.f / 255.f) : 1.f;
+        for (int c = 0; c < 3; ++c)
+          ASSERT_EQ(out.at(x, y, c), px[ch <= 2 ? 0 : c] * (1.f / 255.f) * a + bg[c] * (1.f - a))
+              << ch << " channels, pixel " << x << "," << y;
+      }
+    composite_float_into(img, bg, out);
+    EXPECT_EQ(out.data.data(), storage);
+  }
 }
 
 TEST(ImageIo, PngRoundTrip) {

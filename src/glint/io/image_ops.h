@@ -19,6 +19,9 @@ Image8 to_rgba(const Image8& src);
 
 // Straight-alpha RGBA over a background colour, as floats in [0,1] (RGB input: converted).
 ImageF composite_float(const Image8& src, const std::array<float, 3>& background);
+// The same into `out`, whose storage is reused when it already has the size (training
+// composites a target every step); rows on all threads for large images.
+void composite_float_into(const Image8& src, const std::array<float, 3>& background, ImageF& out);
 
 // [0,1] floats <-> 8-bit, values clamped and rounded.
 Image8 to_image8(const ImageF& src);

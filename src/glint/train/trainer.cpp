@@ -152,7 +152,8 @@ StepResult Trainer::step() {
   std::array<float, 3> bg = dataset_.background;
   if (options_.random_background)
     for (float& c : bg) c = static_cast<float>(rng_.uniform());
-  ImageF target = composite_float(*src, bg);
+  ImageF& target = target_;
+  composite_float_into(*src, bg, target);
 
   RenderSettings rs;
   for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];

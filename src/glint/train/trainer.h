@@ -100,6 +100,7 @@ class Trainer {
   bool checked_ = false;  // a full finiteness check has read the parameters since they were loaded
   ModelGrad grad_;
   // per-step scratch kept across steps (no allocation in the steady state)
+  ImageF target_;  // the step's image over its background
   ImageF d_rgb_;
   RenderOutput out_;  // the step's render, its images reused by the next step
   std::vector<float> radii_;
