@@ -638,11 +638,11 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       }
     }
   }
-  int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
-  std::uint32_t p = begin;
   SplatGroups<AlphaBack> sg;
-  for (; p < end && total > 0; ++p) {
+  // No count of finished pixels: once the forward's pixels were all finished, the rest of
+  // the tile's instances have empty group masks and take the first branch.
+  for (std::uint32_t p = begin; p < end; ++p) {
     float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
     const std::uint32_t groups = a.inst_groups[p];
     if (groups == 0) {
@@ -667,7 +667,6 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       const vf dyv = pair_dy(s, y0, gi / GROUPS);
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);  // something happens: replay_groups
-      const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
       // blend_dalpha_channel applied to the channel c = g . colour
@@ -723,12 +722,10 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
       acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
       T[gi] = st.ok ? st.tn : t;
-      total -= nstop;
     }
     // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
     store_record(rec, lane_sums8(acc), lane_sums8(acc + 8));
   }
-  for (; p < end; ++p) store_record(a.records + std::size_t(a.inst_slot[p]) * kRecordFloats, bc(0.f), bc(0.f));
 #if defined(__AVX__)
   _mm_sfence();  // streaming stores are weakly ordered: complete them before the tile ends
 #endif
