@@ -159,6 +159,30 @@ TEST(RasterDeterminism, BackwardAfterARenderOnlyForward) {
   }
 }
 
+// A pooled forward state keeps what an earlier frame wrote past the point where this
+// frame's tiles finished every pixel; the backward must not read it. Frame one: larger,
+// faint splats, every instance blended (and more instances than frame two has). Frame two:
+// nearly opaque splats, so that tiles stop early. Its backward must equal a fresh
+// backend's, bit for bit.
+TEST(RasterDeterminism, BackwardIgnoresAnEarlierFramesState) {
+  const AllOutputsCase c;
+  GaussianModel faint = c.m, opaque = c.m;
+  for (float& v : opaque.log_scales) v += 2.f;  // each pixel under many splats
+  for (float& v : faint.log_scales) v += 2.5f;
+  std::fill(faint.opacity_logits.begin(), faint.opacity_logits.end(), -2.f);
+  std::fill(opaque.opacity_logits.begin(), opaque.opacity_logits.end(), 6.f);
+  const Result fresh = run(opaque, c.cam, c.s, c.up, 2);
+  auto be = make_cpu_backend(2);
+  RenderOutput first = be->forward(faint, c.cam, c.s);
+  ModelGrad g;
+  be->backward(faint, c.cam, c.s, first, c.up.in(), g);
+  first = RenderOutput();  // its state goes back to the pool
+  Result reused;
+  reused.out = be->forward(opaque, c.cam, c.s);
+  be->backward(opaque, c.cam, c.s, reused.out, c.up.in(), reused.grad);
+  expect_identical(fresh, reused, "state reused from a faint frame");
+}
+
 TEST(RasterDeterminism, PortableAndAvx2Agree) {
   // The AVX2 path fuses multiply-adds in the alpha math and the portable one does not, so
   // they round differently and a step sitting exactly at the 1/255 or transmittance

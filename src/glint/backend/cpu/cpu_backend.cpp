@@ -127,6 +127,7 @@ struct ForwardState {
   std::vector<std::int32_t> median_inst;
   std::vector<std::uint8_t> sh_clamped;  // [N] bit c: colour channel c was clamped at 0
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
+  std::vector<std::uint32_t> tile_stop;    // [tiles] where each tile's blend ended
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<cpu::TileHitMask> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, hist, chunk_base;
@@ -523,6 +524,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   fa.R_final = R_final;
   fa.median_inst = median_inst;
   fa.inst_groups = grow(st->inst_groups, std::max<std::uint64_t>(1, total));
+  fa.tile_stop = grow(st->tile_stop, std::size_t(ntiles));
   const unsigned flags = st->flags;
   // The colour over the background and alpha (compose_rows, which says why it is a pass of
   // its own) of each band of tile rows, by the thread that finishes the band's last tile:
@@ -592,6 +594,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
     ba.inst_slot = slots;
   }
   ba.inst_groups = st->inst_groups.data();
+  ba.tile_stop = st->tile_stop.data();
   ba.records = records;
   const unsigned flags = st->flags & kBackwardFlags;
   const CpuKernels& k = *st->kernels;

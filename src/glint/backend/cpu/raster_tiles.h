@@ -58,9 +58,11 @@ struct TileForwardArgs {
   float* R_final;   // kFlagDistortion: sum w (z - z of the pixel's first blended splat)
   std::int32_t* median_inst;  // kFlagMedian: instance index of the median step, -1 if none
   // [instances] bit gi (a lane group of the tile, row-major) set where the instance's step
-  // on that group blended or stopped a pixel; not written past the instance where every
-  // pixel of the tile had finished (backward stops there too)
+  // on that group blended or stopped a pixel; written up to tile_stop only
   std::uint32_t* inst_groups;
+  // [tiles] one past the last instance the tile's blend reached: it ends where every pixel
+  // of the tile has finished
+  std::uint32_t* tile_stop;
 };
 
 struct TileBackwardArgs {
@@ -84,6 +86,7 @@ struct TileBackwardArgs {
   const float* d_normal;
   const float* d_distortion;
   const std::uint32_t* inst_groups;  // from the forward: the only groups backward replays
+  const std::uint32_t* tile_stop;    // from the forward: instances past it get zero records
   const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)
   float* records;  // [instances * kRecordFloats], 64-byte aligned; every record of the tile is written
 };
