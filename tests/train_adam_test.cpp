@@ -213,6 +213,14 @@ TEST(TrainAdam, MismatchedGroupsAreRejected) {
   EXPECT_THROW(adam.step(wrong_rows), std::invalid_argument);
   AdamParamGroup wrong_name[] = {{"q", p.data(), g.data(), 4, 3, 0.1f}};
   EXPECT_THROW(adam.step(wrong_name), std::invalid_argument);
+  EXPECT_EQ(adam.group("p").step, 0u);
+  // a mismatch in a later group changes nothing in the earlier ones either
+  adam.add_group("r", 1, 4);
+  std::vector<float> p4(12, 1.f), g4(12, 1.f), r(4), gr(4);
+  AdamParamGroup second_wrong[] = {{"p", p4.data(), g4.data(), 4, 3, 0.1f}, {"r", r.data(), gr.data(), 3, 1, 0.1f}};
+  EXPECT_THROW(adam.step(second_wrong), std::invalid_argument);
+  EXPECT_EQ(adam.group("p").step, 0u);
+  EXPECT_EQ(p4, std::vector<float>(12, 1.f));
   EXPECT_THROW(adam.group("nope"), std::invalid_argument);
 }
 

@@ -96,14 +96,17 @@ unsigned update_rows(const GroupUpdate& u, long r0, long r1, const std::uint8_t*
   return bad;
 }
 
-// Checks a group against its moments and advances its step count; the values its spans use.
-GroupUpdate prepare(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o) {
+void check_group(const AdamMoments& s, const AdamParamGroup& g) {
   const std::size_t n = g.rows * static_cast<std::size_t>(g.width);
   if (s.name != g.name || s.width != g.width || s.m.size() != n || s.v.size() != n)
     throw std::invalid_argument("adam: group " + g.name + " (" + std::to_string(g.rows) + " rows of " +
                                 std::to_string(g.width) + ") does not match its moments " + s.name + " (" +
                                 std::to_string(s.m.size()) + " values, width " + std::to_string(s.width) + ")");
   if (n > 0 && (!g.params || !g.grads)) throw std::invalid_argument("adam: group " + g.name + " has no data");
+}
+
+// Advances a (checked) group's step count; the values its spans use.
+GroupUpdate prepare(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& o) {
   s.step += 1;
   const double t = static_cast<double>(s.step);
   GroupUpdate u;
@@ -132,6 +135,7 @@ int Adam::step(std::span<const AdamParamGroup> groups, const std::uint8_t* visib
     throw std::invalid_argument("adam: step with " + std::to_string(groups.size()) + " groups, " +
                                 std::to_string(groups_.size()) + " registered");
   if (groups.size() > 32) throw std::invalid_argument("adam: more than 32 groups");
+  for (std::size_t i = 0; i < groups.size(); ++i) check_group(groups_[i], groups[i]);  // all before any change
   // Every group's blocks in one parallel region: per group, only the largest were worth
   // threads, and the rest ran on one while the other waited (20k splats at SH degree 0:
   // four of the five updated groups).
