@@ -1,6 +1,7 @@
 #include "glint/train/adam.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -122,11 +123,7 @@ GroupUpdate prepare(AdamMoments& s, const AdamParamGroup& g, const AdamOptions& 
   return u;
 }
 
-// A block of rows of one group, about kBlockValues values: the unit the threads share.
-struct Block {
-  int group;
-  long r0, r1;
-};
+// Rows per block: about kBlockValues values, the unit the threads share.
 constexpr long kBlockValues = 4096;
 }  // namespace
 
@@ -138,28 +135,30 @@ int Adam::step(std::span<const AdamParamGroup> groups, const std::uint8_t* visib
   for (std::size_t i = 0; i < groups.size(); ++i) check_group(groups_[i], groups[i]);  // all before any change
   // Every group's blocks in one parallel region: per group, only the largest were worth
   // threads, and the rest ran on one while the other waited (20k splats at SH degree 0:
-  // four of the five updated groups).
-  std::vector<GroupUpdate> ups;
-  std::vector<Block> blocks;
-  ups.reserve(groups.size());
+  // four of the five updated groups). Block b belongs to the group whose range of block
+  // numbers holds it (at most 32 groups: no list of blocks is built).
+  std::array<GroupUpdate, 32> ups;
+  std::array<long, 33> first_block{};  // group i's blocks: [first_block[i], first_block[i + 1])
+  std::array<long, 32> rows_per_block{};
   long updated = 0;
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    ups.push_back(prepare(groups_[i], groups[i], options_));
-    const GroupUpdate& u = ups.back();
-    if (u.used == 0) continue;
-    const long rows_per_block = std::max(1L, kBlockValues / u.width);
-    for (long r = 0; r < u.rows; r += rows_per_block)
-      blocks.push_back({static_cast<int>(i), r, std::min(u.rows, r + rows_per_block)});
+  const int ng = static_cast<int>(groups.size());
+  for (int i = 0; i < ng; ++i) {
+    ups[i] = prepare(groups_[i], groups[i], options_);
+    const GroupUpdate& u = ups[i];
+    rows_per_block[i] = std::max(1L, kBlockValues / u.width);
+    const long blocks = u.used == 0 ? 0 : (u.rows + rows_per_block[i] - 1) / rows_per_block[i];
+    first_block[i + 1] = first_block[i] + blocks;
     updated += u.rows * u.used;
   }
-  const long nb = static_cast<long>(blocks.size());
+  const long nb = first_block[ng];
   std::uint32_t bad = 0;  // bit i: group i has a non-finite value
   // Elementwise and memory-bound, but one thread does not saturate the memory bus.
 #pragma omp parallel for schedule(static) reduction(| : bad) if (updated >= static_cast<long>(kMinParallel) * 4)
   for (long b = 0; b < nb; ++b) {
-    const Block& k = blocks[static_cast<std::size_t>(b)];
-    if (update_rows(ups[static_cast<std::size_t>(k.group)], k.r0, k.r1, visible, options_))
-      bad |= 1u << k.group;
+    int i = 0;
+    while (b >= first_block[i + 1]) ++i;
+    const long r0 = (b - first_block[i]) * rows_per_block[i];
+    if (update_rows(ups[i], r0, std::min(ups[i].rows, r0 + rows_per_block[i]), visible, options_)) bad |= 1u << i;
   }
   return bad ? __builtin_ctz(bad) : -1;
 }
