@@ -159,12 +159,15 @@ TEST(RasterDeterminism, BackwardAfterARenderOnlyForward) {
   }
 }
 
-// A pooled forward state keeps what an earlier frame wrote past the point where this
-// frame's tiles finished every pixel; the backward must not read it. Frame one: larger,
-// faint splats, every instance blended (and more instances than frame two has). Frame two:
-// nearly opaque splats, so that tiles stop early. Its backward must equal a fresh
-// backend's, bit for bit.
-TEST(RasterDeterminism, BackwardIgnoresAnEarlierFramesState) {
+// A pooled forward state keeps what an earlier frame wrote: tile lists, group masks and
+// tile stops of another length, past the point where this frame's tiles finish. Nothing of
+// it may reach a later frame's outputs or gradients. (Masks left past a tile's stop would
+// be harmless even if read: the backward recomputes every group it replays. What this
+// catches is per-frame state a forward fails to reset, such as the compose's band counts.)
+// Frame one: larger, faint splats, every instance blended, more instances than frame two.
+// Frame two: nearly opaque splats, so tiles stop early; as a training forward and as a
+// render-only one (whose backward redoes the record slots). Both against a fresh backend.
+TEST(RasterDeterminism, PooledStateFromADifferentFrame) {
   const AllOutputsCase c;
   GaussianModel faint = c.m, opaque = c.m;
   for (float& v : opaque.log_scales) v += 2.f;  // each pixel under many splats
@@ -172,15 +175,19 @@ TEST(RasterDeterminism, BackwardIgnoresAnEarlierFramesState) {
   std::fill(faint.opacity_logits.begin(), faint.opacity_logits.end(), -2.f);
   std::fill(opaque.opacity_logits.begin(), opaque.opacity_logits.end(), 6.f);
   const Result fresh = run(opaque, c.cam, c.s, c.up, 2);
-  auto be = make_cpu_backend(2);
-  RenderOutput first = be->forward(faint, c.cam, c.s);
-  ModelGrad g;
-  be->backward(faint, c.cam, c.s, first, c.up.in(), g);
-  first = RenderOutput();  // its state goes back to the pool
-  Result reused;
-  reused.out = be->forward(opaque, c.cam, c.s);
-  be->backward(opaque, c.cam, c.s, reused.out, c.up.in(), reused.grad);
-  expect_identical(fresh, reused, "state reused from a faint frame");
+  for (bool for_backward : {true, false}) {
+    auto be = make_cpu_backend(2);
+    RenderOutput first = be->forward(faint, c.cam, c.s);
+    ModelGrad g;
+    be->backward(faint, c.cam, c.s, first, c.up.in(), g);
+    first = RenderOutput();  // its state goes back to the pool
+    RenderSettings s = c.s;
+    s.for_backward = for_backward;
+    Result reused;
+    reused.out = be->forward(opaque, c.cam, s);
+    be->backward(opaque, c.cam, s, reused.out, c.up.in(), reused.grad);
+    expect_identical(fresh, reused, for_backward ? "training forward" : "render-only forward");
+  }
 }
 
 TEST(RasterDeterminism, PortableAndAvx2Agree) {
