@@ -66,6 +66,7 @@ struct AllOutputsCase {
     RenderSettings s;
     s.background[1] = 1.f;
     s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
+    s.want_mean2d_abs = true;
     return s;
   }
 };
@@ -107,6 +108,21 @@ TEST(RasterDeterminism, Avx2AndAvx512Identical) {
   set_cpu_simd(CpuSimd::kAuto);
   EXPECT_GT(a.out.num_instances, 1000);
   expect_identical(a, b, "avx512 vs avx2");
+}
+
+// Without want_mean2d_abs the backward skips the per-pixel absolute values and leaves
+// mean2d_abs empty; every other output and gradient must be the same bits.
+TEST(RasterDeterminism, Mean2dAbsIsOnlyAnAddition) {
+  const AllOutputsCase c;
+  const Result with = c.run_with(2);
+  RenderSettings s = c.s;
+  s.want_mean2d_abs = false;
+  Result without = run(c.m, c.cam, s, c.up, 2);
+  EXPECT_TRUE(without.grad.mean2d_abs.empty());
+  ASSERT_EQ(with.grad.mean2d_abs.size(), c.m.size());
+  EXPECT_GT(*std::max_element(with.grad.mean2d_abs.begin(), with.grad.mean2d_abs.end()), 0.f);
+  without.grad.mean2d_abs = with.grad.mean2d_abs;
+  expect_identical(with, without, "with and without mean2d_abs");
 }
 
 // forward_into reuses the images of the output it is given: every pixel of every output

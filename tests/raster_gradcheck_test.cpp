@@ -73,6 +73,7 @@ void check(const Loss& L, unsigned seed) {
   s.want_median_depth = L.median;
   s.want_normal = L.normal;
   s.want_distortion = L.distortion;
+  s.want_mean2d_abs = true;
   s.antialiased = L.aa;
   Upstream up = random_upstream(cam.width, cam.height, s, seed + 11, L.rgb);
   ref::GradInD gi = up.ref();

@@ -35,6 +35,7 @@ RenderSettings all_outputs(bool aa) {
   s.background[1] = 0.5f;
   s.background[2] = 0.9f;
   s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = s.want_count = s.want_distortion = true;
+  s.want_mean2d_abs = true;
   s.antialiased = aa;
   return s;
 }

@@ -31,8 +31,11 @@ __global__ void render_math_kernel(ViewT<float> view, const float* means, const 
   const RowSpanPrep sp = ellipse_row_span_prep(0.5f, 0.1f, 0.5f, 9.f);
   if (!ellipse_row_span_at(sp, 1.f, 0.f, lo, hi)) lo = hi = 0.f;
   store3(out, i, Vec3f{colour.x * a, colour.y + lo, colour.z + (hit ? hi : 0.f)});
+  AlphaMoments<float> mom{0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  blend_alpha_moments_add(clamped ? 0.f : 1.f, G, 1.f, 1.f, mom);
+  blend_alpha_moments_add(0.5f, G, -1.f, 2.f, mom, [](float x, float y, float z) { return fmaf(x, y, z); });
   float d_op, d_mx, d_my, d_A, d_B, d_C;
-  blend_alpha_vjp(clamped ? 0.f : 1.f, 0.5f, G, 0.5f, 0.1f, 0.5f, 1.f, 1.f, d_op, d_mx, d_my, d_A, d_B, d_C);
+  blend_alpha_moments_grad(mom, 0.5f, 0.5f, 0.1f, 0.5f, d_op, d_mx, d_my, d_A, d_B, d_C);
   float d_dc[3] = {0, 0, 0}, d_rest[45] = {0};
   Vec3f d_mean{0, 0, 0};
   sh_color_vjp(3, mean, campos, dc + 3 * i, rest + 45 * i, Vec3f{d_op, d_mx, d_my}, d_dc, d_rest, d_mean);

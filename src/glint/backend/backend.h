@@ -23,6 +23,10 @@ struct RenderSettings {
   bool want_count = false;                // number of splats blended into each pixel
   bool want_distortion = false;           // depth distortion sum_ij w_i w_j |z_i - z_j|
   bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
+  // Backward: also fill ModelGrad::mean2d_abs (AbsGS's densification statistic). Off, it is
+  // left empty: its per-pixel absolute values were 8% of the 320x240 training step's
+  // backward, and Glint's densification does not read them.
+  bool want_mean2d_abs = false;
   float near_plane = 0.01f;               // splats with view z below this are culled
   // Keep what only a backward pass needs (where each tile-list entry's gradient record
   // goes). Renders that will not be differentiated set it to false: their forward skips
@@ -66,8 +70,9 @@ struct RenderGradIn {
 struct ModelGrad {
   std::vector<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest;
   std::vector<float> mean2d;      // [N,2] dL/d(2D mean) in pixels (densification)
-  std::vector<float> mean2d_abs;  // [N] |(sum_px |dL/dmx|, sum_px |dL/dmy|)| (AbsGS)
-  void resize(std::size_t n);
+  std::vector<float> mean2d_abs;  // [N] |(sum_px |dL/dmx|, sum_px |dL/dmy|)| (AbsGS); empty
+                                  // unless RenderSettings::want_mean2d_abs
+  void resize(std::size_t n, bool with_mean2d_abs = true);
 };
 
 class Backend {

@@ -68,19 +68,46 @@ GLINT_HD inline T blend_dalpha_channel(T c, T t, T after, T inv_one_minus_a) {
   return c * t - after * inv_one_minus_a;
 }
 
-// From dL/dalpha of a step to the splat's 2D parameters: dL/dopacity, dL/dmean2d, dL/dconic.
-// d = pixel centre - mean. `g` is dL/dalpha, already 0 where the 0.99 clamp was hit (there
-// alpha does not depend on the parameters) or the step was skipped.
+// From dL/dalpha of a splat's steps to its 2D parameters: dL/dopacity, dL/dmean2d and
+// dL/dconic, summed over the pixels the splat blends in a tile. Per pixel, g is dL/dalpha
+// (already 0 where the 0.99 clamp was hit, where alpha does not depend on the parameters,
+// or where the step was skipped), d = pixel centre - mean, G = exp(-power) and
+// power = A dx^2 / 2 + B dx dy + C dy^2 / 2, so with p = g G:
+//   dL/dopacity = p, dL/dpower = -opacity p,
+//   dL/dmx = opacity p (A dx + B dy), dL/dmy = opacity p (B dx + C dy),
+//   dL/dA = -opacity p dx^2 / 2, dL/dB = -opacity p dx dy, dL/dC = -opacity p dy^2 / 2.
+// A, B, C and the opacity are the same for every pixel and factor out of the sums: per pixel
+// only the moments of p about the mean are summed (blend_alpha_moments_add), and the
+// gradients come from them once per splat and tile (blend_alpha_moments_grad).
 template <class T>
-GLINT_HD inline void blend_alpha_vjp(T g, T opacity, T G, T A, T B, T C, T dx, T dy, T& d_opacity, T& d_mx,
-                                     T& d_my, T& d_A, T& d_B, T& d_C) {
-  d_opacity = G * g;
-  const T dpow = -opacity * G * g;
-  d_mx = -dpow * (A * dx + B * dy);
-  d_my = -dpow * (B * dx + C * dy);
-  d_A = 0.5f * dpow * dx * dx;  // scalar * vector broadcasts for vector T
-  d_B = dpow * dx * dy;
-  d_C = 0.5f * dpow * dy * dy;
+struct AlphaMoments {
+  T p, px, py, pxx, pxy, pyy;
+};
+// madd(a, b, c) = a * b + c, fused or not as the caller's kernel rounds its sums.
+template <class T, class MulAdd>
+GLINT_HD inline void blend_alpha_moments_add(T g, T G, T dx, T dy, AlphaMoments<T>& m, MulAdd madd) {
+  const T p = g * G;
+  const T px = p * dx, py = p * dy;
+  m.p = m.p + p;
+  m.px = m.px + px;
+  m.py = m.py + py;
+  m.pxx = madd(px, dx, m.pxx);
+  m.pxy = madd(px, dy, m.pxy);
+  m.pyy = madd(py, dy, m.pyy);
+}
+template <class T>
+GLINT_HD inline void blend_alpha_moments_add(T g, T G, T dx, T dy, AlphaMoments<T>& m) {
+  blend_alpha_moments_add(g, G, dx, dy, m, [](T a, T b, T c) { return a * b + c; });
+}
+template <class T>
+GLINT_HD inline void blend_alpha_moments_grad(const AlphaMoments<T>& m, T opacity, T A, T B, T C, T& d_opacity,
+                                              T& d_mx, T& d_my, T& d_A, T& d_B, T& d_C) {
+  d_opacity = m.p;
+  d_mx = opacity * (A * m.px + B * m.py);
+  d_my = opacity * (B * m.px + C * m.py);
+  d_A = -0.5f * opacity * m.pxx;
+  d_B = -opacity * m.pxy;
+  d_C = -0.5f * opacity * m.pyy;
 }
 
 // Depth distortion L = sum_i sum_j w_i w_j |z_i - z_j| (Mip-NeRF 360 / 2DGS) of one pixel,

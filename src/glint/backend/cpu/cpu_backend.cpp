@@ -34,7 +34,7 @@
 
 namespace glint {
 
-void ModelGrad::resize(std::size_t n) {
+void ModelGrad::resize(std::size_t n, bool with_mean2d_abs) {
   means.resize(n * 3);
   log_scales.resize(n * 3);
   quats.resize(n * 4);
@@ -42,7 +42,7 @@ void ModelGrad::resize(std::size_t n) {
   sh_dc.resize(n * 3);
   sh_rest.resize(n * kShRestCoeffs * 3);
   mean2d.resize(n * 2);
-  mean2d_abs.resize(n);
+  mean2d_abs.resize(with_mean2d_abs ? n : 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -558,7 +558,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
       (gin.d_normal && !st->settings.want_normal) || (gin.d_distortion && !st->settings.want_distortion))
     throw Error("rasterizer backward: gradient given for an output that forward did not render");
   (void)settings;
-  grad.resize(st->n);
+  grad.resize(st->n, st->settings.want_mean2d_abs);
   const int ntiles = st->tiles_x * st->tiles_y;
   const std::size_t ninst = st->inst_splat.size();
   // one cache line per record, written whole with streaming stores (store_record)
@@ -595,6 +595,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   }
   ba.inst_groups = st->inst_groups.data();
   ba.tile_stop = st->tile_stop.data();
+  ba.want_abs = st->settings.want_mean2d_abs;
   ba.records = records;
   const unsigned flags = st->flags & kBackwardFlags;
   const CpuKernels& k = *st->kernels;
@@ -609,8 +610,10 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   va.splat_inst_offsets = st->splat_inst_offsets.data();
   va.sh_clamped = st->sh_clamped.data();
   va.records = records;
+  va.packed = st->packed.data();
   va.g = {grad.means.data(),  grad.log_scales.data(), grad.quats.data(),  grad.opacity_logits.data(),
-          grad.sh_dc.data(),  grad.sh_rest.data(),    grad.mean2d.data(), grad.mean2d_abs.data()};
+          grad.sh_dc.data(),  grad.sh_rest.data(),    grad.mean2d.data(),
+          st->settings.want_mean2d_abs ? grad.mean2d_abs.data() : nullptr};
   k.splat_vjps(va, threads_);
 }
 

@@ -552,8 +552,10 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
   // saved forward state and upstream gradients, per lane group of the tile
-  // GF = g . C_final: the colour channels enter dL/dalpha only through dot products with
-  // their upstream gradient g, so backward keeps g . C and g . prefix instead of 3 + 3.
+  // GF = g . C_final - gA T_final: the colour channels enter dL/dalpha only through dot
+  // products with their upstream gradient g, so backward keeps g . C and g . prefix instead
+  // of 3 + 3. The alpha channel's term, gA T_final / (1 - a), folds into the same suffix
+  // (set up as g . C_final, the fold follows the loads).
   // distortion: FL2 = 2 L_final = sum_i w_i dL/dw_i over the pixel's steps, FR = R_final
   vf Tf[NG], GF[NG], FS[NG], FNx[NG], FNy[NG], FNz[NG], FL2[NG], FR[NG];
   vf gR[NG], gG[NG], gB[NG], gA[NG], gS[NG], gM[NG], gNx[NG], gNy[NG], gNz[NG], gL[NG];
@@ -641,6 +643,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       }
     }
   }
+  for (int gi = 0; gi < NG; ++gi) GF[gi] -= gA[gi] * Tf[gi];
   // Up to where the forward's blend ended, without a count of finished pixels of its own
   // (a popcount a lane group, and a loop condition at the end of a long chain: the 320x240
   // training step's backward measured 5.10-5.14 -> 4.71-4.73 ms without it).
@@ -659,10 +662,11 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     }
     vf acc[kRecordFloats];
     for (int k = 0; k < kRecordFloats; ++k) acc[k] = bc(0.f);
+    render::AlphaMoments<vf> mom{bc(0.f), bc(0.f), bc(0.f), bc(0.f), bc(0.f), bc(0.f)};
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
     replay_groups(s, x0, y0, groups, sg);
-    const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), op = bc(s.opacity), z = bc(s.z);
+    const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), z = bc(s.z);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
     for (int k = 0; k < sg.n; ++k) {
@@ -675,10 +679,10 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
       Live[gi] = Live[gi] & ~st.stop;
       const vf w = st.ok ? av.al * t : bc(0.f);
       // blend_dalpha_channel applied to the channel c = g . colour
-      const vf gc = gR[gi] * cr + gG[gi] * cg + gB[gi] * cb;
-      GP[gi] += w * gc;
+      const vf gc = fmadd(gR[gi], cr, fmadd(gG[gi], cg, gB[gi] * cb));
+      GP[gi] = fmadd(w, gc, GP[gi]);
       const vf inv = bc(1.f) / (bc(1.f) - av.al);
-      vf dA = render::blend_dalpha_channel(gc, t, GF[gi] - GP[gi], inv) + gA[gi] * (Tf[gi] * inv);
+      vf dA = render::blend_dalpha_channel(gc, t, GF[gi] - GP[gi], inv);
       vf dz = bc(0.f);
       if constexpr (kDepth) {
         PS[gi] += w * z;
@@ -712,22 +716,25 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         acc[kRecNz] += gNz[gi] * w;
       }
       const vf gal = (st.ok & ~av.clamped) ? dA : bc(0.f);
-      vf d_op, d_mx, d_my, d_A, d_B, d_C;
-      render::blend_alpha_vjp(gal, op, av.G, A, B, C, dxv, dyv, d_op, d_mx, d_my, d_A, d_B, d_C);
-      acc[kRecMx] += d_mx;
-      acc[kRecMy] += d_my;
-      acc[kRecA] += d_A;
-      acc[kRecB] += d_B;
-      acc[kRecC] += d_C;
-      acc[kRecOpacity] += d_op;
-      acc[kRecR] += gR[gi] * w;
-      acc[kRecG] += gG[gi] * w;
-      acc[kRecBlue] += gB[gi] * w;
+      render::blend_alpha_moments_add(gal, av.G, dxv, dyv, mom, fmadd);
+      acc[kRecR] = fmadd(gR[gi], w, acc[kRecR]);
+      acc[kRecG] = fmadd(gG[gi], w, acc[kRecG]);
+      acc[kRecBlue] = fmadd(gB[gi], w, acc[kRecBlue]);
       if constexpr (kDepth || kMedian || kDist) acc[kRecZ] += dz;  // else it stays exactly 0
-      acc[kRecAbsX] += d_mx < bc(0.f) ? -d_mx : d_mx;
-      acc[kRecAbsY] += d_my < bc(0.f) ? -d_my : d_my;
+      if (a.want_abs) {  // kRecAbsX/Y
+        const vf pg = gal * av.G;
+        const vf ex = pg * fmadd(A, dxv, B * dyv), ey = pg * fmadd(B, dxv, C * dyv);
+        acc[kRecAbsX] += ex < bc(0.f) ? -ex : ex;
+        acc[kRecAbsY] += ey < bc(0.f) ? -ey : ey;
+      }
       T[gi] = st.ok ? st.tn : t;
     }
+    acc[kRecP] = mom.p;
+    acc[kRecPx] = mom.px;
+    acc[kRecPy] = mom.py;
+    acc[kRecPxx] = mom.pxx;
+    acc[kRecPxy] = mom.pxy;
+    acc[kRecPyy] = mom.pyy;
     // lane sums of the 16 accumulators, in a fixed pairwise order, eight at a time
     store_record(rec, lane_sums8(acc), lane_sums8(acc + 8));
   }

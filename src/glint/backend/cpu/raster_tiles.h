@@ -29,9 +29,14 @@ enum TileFlags : unsigned {
 };
 inline constexpr unsigned kForwardFlags = 31u, kBackwardFlags = 15u;
 
-inline constexpr int kRecordFloats = 16;  // per (tile, splat) gradient record
+// Per (tile, splat) gradient record: sums over the tile's pixels, which the VJP adds up over
+// the splat's tiles. The first six are render::AlphaMoments (p, p dx, p dy, p dx^2, p dx dy,
+// p dy^2): the VJP turns their sums into the 2D mean, conic and opacity gradients once per
+// splat. AbsX/Y are the sums of |p (A dx + B dy)| and |p (B dx + C dy)|, the per-pixel
+// |dL/dmean2d| without the opacity (a common factor), and stay 0 unless asked for.
+inline constexpr int kRecordFloats = 16;
 enum RecordField : int {
-  kRecMx = 0, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecR, kRecG, kRecBlue, kRecZ,
+  kRecP = 0, kRecPx, kRecPy, kRecPxx, kRecPxy, kRecPyy, kRecR, kRecG, kRecBlue, kRecZ,
   kRecNx, kRecNy, kRecNz, kRecAbsX, kRecAbsY
 };
 
@@ -88,6 +93,7 @@ struct TileBackwardArgs {
   const std::uint32_t* inst_groups;  // from the forward: the only groups backward replays
   const std::uint32_t* tile_stop;    // from the forward: instances past it get zero records
   const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)
+  bool want_abs;                   // fill kRecAbsX/Y (else they stay 0)
   float* records;  // [instances * kRecordFloats], 64-byte aligned; every record of the tile is written
 };
 

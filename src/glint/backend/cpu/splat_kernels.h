@@ -19,7 +19,8 @@ struct SplatArrays {
   const float *means, *log_scales, *quats, *opacity_logits, *sh_dc, *sh_rest;
 };
 struct SplatGradArrays {
-  float *means, *log_scales, *quats, *opacity_logits, *sh_dc, *sh_rest, *mean2d, *mean2d_abs;
+  float *means, *log_scales, *quats, *opacity_logits, *sh_dc, *sh_rest, *mean2d;
+  float* mean2d_abs;  // null: not wanted
 };
 
 struct ProjectArgs {
@@ -51,6 +52,7 @@ struct VjpArgs {
   bool antialiased;
   const std::uint32_t* splat_inst_offsets;  // [n + 1] each splat's records
   const std::uint8_t* sh_clamped;           // from the forward
+  const SplatPacked* packed;                // from the forward: conic and opacity
   const float* records;                     // [instances * kRecordFloats], splat-major
   SplatGradArrays g;                        // out, [n] each
 };

@@ -13,6 +13,7 @@
 #include "glint/backend/cpu/launch.h"
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/backend/cpu/splat_kernels.h"
+#include "glint/render/blend.h"
 #include "glint/render/project.h"
 #include "glint/render/sh.h"
 #include "glint/render/tile.h"
@@ -229,24 +230,36 @@ struct VjpKernel {
     }
     render::SplatGeomGrad<F8> sg8;
     alignas(32) float d_sh[48][L];
+    float mean2d[2][L], abs_scale[L];  // per lane: dL/dmean2d, and the opacity (kRecAbsX/Y's factor)
     if (first >= 0) {
       // a lane without a splat repeats the first active one (its results are dropped)
       std::size_t idx[L];
       for (int l = 0; l < L; ++l) idx[l] = i0 + std::size_t(active[l] ? l : first);
       const GeomLanes geo = gather_geometry(*m, idx);
-      const int rf[10] = {kRecMx, kRecMy, kRecA, kRecB, kRecC, kRecOpacity, kRecZ, kRecNx, kRecNy, kRecNz};
-      alignas(32) float in[10][L];  // the record sums the projection VJP takes
-      for (int l = 0; l < L; ++l)
-        for (int c = 0; c < 10; ++c) in[c][l] = sum[active[l] ? l : first][rf[c]];
+      const int rf[10] = {kRecP, kRecPx, kRecPy, kRecPxx, kRecPxy, kRecPyy, kRecZ, kRecNx, kRecNy, kRecNz};
+      alignas(32) float in[14][L];  // the record sums the projection VJP takes, then the conic and opacity
+      for (int l = 0; l < L; ++l) {
+        const int src_l = active[l] ? l : first;
+        for (int c = 0; c < 10; ++c) in[c][l] = sum[src_l][rf[c]];
+        const SplatPacked& s = a->packed[i0 + std::size_t(src_l)];
+        in[10][l] = s.A;
+        in[11][l] = s.B;
+        in[12][l] = s.C;
+        in[13][l] = s.opacity;
+      }
+      const render::AlphaMoments<F8> mom{load_lanes(in[0]), load_lanes(in[1]), load_lanes(in[2]),
+                                         load_lanes(in[3]), load_lanes(in[4]), load_lanes(in[5])};
       render::ProjectedGrad<F8> pg;
-      pg.mean2d[0] = load_lanes(in[0]);
-      pg.mean2d[1] = load_lanes(in[1]);
-      pg.conic[0] = load_lanes(in[2]);
-      pg.conic[1] = load_lanes(in[3]);
-      pg.conic[2] = load_lanes(in[4]);
-      pg.opacity = load_lanes(in[5]);
+      render::blend_alpha_moments_grad(mom, load_lanes(in[13]), load_lanes(in[10]), load_lanes(in[11]),
+                                       load_lanes(in[12]), pg.opacity, pg.mean2d[0], pg.mean2d[1], pg.conic[0],
+                                       pg.conic[1], pg.conic[2]);
       pg.depth = load_lanes(in[6]);
       for (int c = 0; c < 3; ++c) pg.normal[c] = load_lanes(in[7 + c]);
+      for (int l = 0; l < L; ++l) {
+        mean2d[0][l] = pg.mean2d[0][l];
+        mean2d[1][l] = pg.mean2d[1][l];
+        abs_scale[l] = in[13][l];
+      }
       render::project_splat_vjp(*view8, geo.mean, geo.log_scale, geo.quat, geo.opacity_logit, a->antialiased, pg, sg8);
 
       // the SH VJP on the same lanes: coefficients gathered per lane, gradients scattered
@@ -286,7 +299,7 @@ struct VjpKernel {
         for (int c = 0; c < 3; ++c) d_dc[c] = 0.f;
         for (int c = 0; c < 45; ++c) d_rest[c] = 0.f;
         g->mean2d[2 * si] = g->mean2d[2 * si + 1] = 0.f;
-        g->mean2d_abs[si] = 0.f;
+        if (g->mean2d_abs) g->mean2d_abs[si] = 0.f;
         continue;
       }
       const float* sm = sum[l];
@@ -296,9 +309,10 @@ struct VjpKernel {
       store3(g->log_scales, i, Vec3f{sg8.log_scale.x[l], sg8.log_scale.y[l], sg8.log_scale.z[l]});
       store_quat(g->quats, i, Quatf{sg8.quat.w[l], sg8.quat.x[l], sg8.quat.y[l], sg8.quat.z[l]});
       g->opacity_logits[si] = sg8.opacity_logit[l];
-      g->mean2d[2 * si] = sm[kRecMx];
-      g->mean2d[2 * si + 1] = sm[kRecMy];
-      g->mean2d_abs[si] = std::sqrt(sm[kRecAbsX] * sm[kRecAbsX] + sm[kRecAbsY] * sm[kRecAbsY]);
+      g->mean2d[2 * si] = mean2d[0][l];
+      g->mean2d[2 * si + 1] = mean2d[1][l];
+      if (g->mean2d_abs)
+        g->mean2d_abs[si] = abs_scale[l] * std::sqrt(sm[kRecAbsX] * sm[kRecAbsX] + sm[kRecAbsY] * sm[kRecAbsY]);
     }
   }
 };
