@@ -206,12 +206,14 @@ struct AlphaV {
   vf dx, G, al;
   vi clamped, cand;
 };
+// Pixel centres (y) of the lanes of row pair q.
+inline vf pair_py(int y0, int q) {
+  const vf row = {0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
+  return bc(float(y0 + q * QH) + 0.5f) + row;
+}
 // Offsets from the mean in y of the lanes of row pair q, and the power's terms that depend
 // on them alone (shared by the pair's lane groups).
-inline vf pair_dy(const SplatPacked& s, int y0, int q) {
-  const vf row = {0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
-  return (bc(float(y0 + q * QH) + 0.5f) + row) - bc(s.my);
-}
+inline vf pair_dy(const SplatPacked& s, int y0, int q) { return pair_py(y0, q) - bc(s.my); }
 // The power's terms that depend on dy alone, negated: alpha_v computes -power directly
 // (negation is exact, so every rounding is the same as for +power), which saves flipping
 // its sign in front of the exp of every lane group.
@@ -237,6 +239,18 @@ inline vf group_px(float px0) {
 }
 // The first pixel centre of group gi.
 inline float group_px0(int x0, int gi) { return float(x0 + (gi % GROUPS) * QW) + 0.5f; }
+// group_px of every group column and pair_py of every row pair of a tile, built once: the
+// backward reads them for each lane group it replays instead of rebuilding them from
+// integers (the same values, so the same bits).
+struct TileCentres {
+  vf px[GROUPS], py[PAIRS];
+  TileCentres(int x0, int y0) {
+    for (int g = 0; g < GROUPS; ++g) px[g] = group_px(group_px0(x0, g));
+    for (int q = 0; q < PAIRS; ++q) py[q] = pair_py(y0, q);
+  }
+  vf x(int gi) const { return px[gi % GROUPS]; }
+  vf y(int gi) const { return py[gi / GROUPS]; }
+};
 // px: group_px of the group.
 inline AlphaV alpha_v(const SplatLanes& s, vf px, const PairRows& rows) {
   AlphaV o;
@@ -333,18 +347,19 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
 // replays the forward's steps in the same order from the same state, so these are exactly
 // the groups where collect_groups would find something happening, found without the span
 // tests (about a third of collect_groups' time) and without the groups where nothing did.
-inline void replay_groups(const SplatPacked& s, int x0, int y0, std::uint32_t groups, SplatGroups<AlphaBack>& out) {
+inline void replay_groups(const SplatPacked& s, const TileCentres& tc, std::uint32_t groups,
+                          SplatGroups<AlphaBack>& out) {
   const SplatLanes sl = splat_lanes(s);
   int n = 0, q_rows = -1;
   PairRows rows{};
   for (std::uint32_t m = groups; m != 0; m &= m - 1) {
     const int gi = __builtin_ctz(m), q = gi / GROUPS;
     if (q != q_rows) {
-      rows = pair_rows(s, y0, q);
+      rows = rows_for_dy(s, tc.py[q] - bc(s.my));
       q_rows = q;
     }
     out.gi[n] = gi;
-    out.av[n++] = alpha_v(sl, group_px(group_px0(x0, gi)), rows);
+    out.av[n++] = alpha_v(sl, tc.x(gi), rows);
   }
   out.n = n;
 }
@@ -649,6 +664,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   // training step's backward measured 5.10-5.14 -> 4.71-4.73 ms without it).
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1], stop = a.tile_stop[tile];
   SplatGroups<AlphaBack> sg;
+  const TileCentres tc(x0, y0);
   std::uint32_t p = begin;
   for (; p < stop; ++p) {
     float* rec = a.records + std::size_t(a.inst_slot[p]) * kRecordFloats;
@@ -665,15 +681,14 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     render::AlphaMoments<vf> mom{bc(0.f), bc(0.f), bc(0.f), bc(0.f), bc(0.f), bc(0.f)};
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    replay_groups(s, x0, y0, groups, sg);
-    const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), z = bc(s.z);
+    replay_groups(s, tc, groups, sg);
+    const vf A = bc(s.A), B = bc(s.B), C = bc(s.C), z = bc(s.z), mx = bc(s.mx), my = bc(s.my);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b), nx = bc(s.nx), ny = bc(s.ny), nz = bc(s.nz);
     const vi pv = bci(std::int32_t(p));
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
       const AlphaBack& av = sg.av[k];
-      const vf dxv = group_px(group_px0(x0, gi)) - bc(s.mx);
-      const vf dyv = pair_dy(s, y0, gi / GROUPS);
+      const vf dxv = tc.x(gi) - mx, dyv = tc.y(gi) - my;
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);  // something happens: replay_groups
       Live[gi] = Live[gi] & ~st.stop;
