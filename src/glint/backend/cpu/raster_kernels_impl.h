@@ -39,15 +39,16 @@ inline int group_of(int r, int c) { return (r / QH) * GROUPS + c / QW; }
 inline int lane_of(int r, int c) { return (r % QH) * QW + c % QW; }
 constexpr std::uint32_t kPrefetch = 8;  // splats are read in depth order, scattered in memory
 
-// Rows of the tile (0..nrows-1) the splat's bounding box covers.
-inline bool splat_rows(const SplatPacked& s, int y0, int nrows, int& r0, int& r1) {
-  float gy = s.ext_y * 1.001f + 0.01f;
-  float f0 = s.my - gy - 0.5f - float(y0), f1 = s.my + gy - 0.5f - float(y0);
-  f0 = std::clamp(f0, -1.f, float(TS + 1));
-  f1 = std::clamp(f1, -1.f, float(TS + 1));
-  r0 = std::max(0, int(std::ceil(f0)));
-  r1 = std::min(nrows - 1, int(std::floor(f1)));
-  return r0 <= r1;
+// Rows (or columns) i0..i1 of the tile, 0..n-1 from its first pixel `origin`, whose pixel
+// centres the splat's bounding box covers: half extent ext about the mean m, with the
+// projection's slack.
+inline bool box_span(float m, float ext, int origin, int n, int& i0, int& i1) {
+  const float g = ext * 1.001f + 0.01f;
+  const float f0 = std::clamp(m - g - 0.5f - float(origin), -1.f, float(TS + 1));
+  const float f1 = std::clamp(m + g - 0.5f - float(origin), -1.f, float(TS + 1));
+  i0 = std::max(0, int(std::ceil(f0)));
+  i1 = std::min(n - 1, int(std::floor(f1)));
+  return i0 <= i1;
 }
 
 // Eight pixels of a tile row as one GCC/Clang vector (one AVX register, two SSE ones).
@@ -320,11 +321,24 @@ template <class Alpha>
 inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int nrows, const int* pair_live,
                            const vi* live, SplatGroups<Alpha>& out) {
   out.n = 0;
-  int r0, r1;
-  if (!splat_rows(s, y0, nrows, r0, r1)) return;
-  const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
+  int r0, r1, c0, c1;
+  if (!box_span(s.my, s.ext_y, y0, nrows, r0, r1) || !box_span(s.mx, s.ext_x, x0, ncols, c0, c1)) return;
+  // Which groups of each row pair to evaluate: for most splats every group of the bounding
+  // box's columns, for thin tilted ones more than two groups wide (rho^2 = B^2 / AC > 0.5:
+  // the ellipse fills less than 55% of its box) only those its rows' spans reach. The span
+  // tests (two vector square roots and a union per row pair) cost more than the alpha of
+  // the few groups they skip on rounder or smaller splats: with them for every splat, the
+  // 320x240 training forward took 4.91 ms against 4.32 now, the 800x800 / 300k forward
+  // 57.1 against 54.5 ms (medians of five alternating runs). Either way, groups without a
+  // candidate lane are dropped below, so the choice changes no result.
   int g0[PAIRS], g1[PAIRS];
-  pair_groups(s, sp, x0, y0, ncols, r0, r1, g0, g1);
+  if (s.B * s.B > 0.5f * s.A * s.C && s.ext_x > 4.f) {
+    const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
+    pair_groups(s, sp, x0, y0, ncols, r0, r1, g0, g1);
+  } else {
+    std::fill(g0, g0 + PAIRS, c0 >> QW_SHIFT);
+    std::fill(g1, g1 + PAIRS, c1 >> QW_SHIFT);
+  }
   const SplatLanes sl = splat_lanes(s);
   int n = 0;
   for (int q = r0 / QH; q <= r1 / QH; ++q) {
