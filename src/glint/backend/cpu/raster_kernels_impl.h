@@ -318,8 +318,8 @@ struct SplatGroups {
   Alpha av[NG];
 };
 template <class Alpha>
-inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int nrows, const int* pair_live,
-                           const vi* live, SplatGroups<Alpha>& out) {
+inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int nrows, std::uint32_t live,
+                           SplatGroups<Alpha>& out) {
   out.n = 0;
   int r0, r1, c0, c1;
   if (!box_span(s.my, s.ext_y, y0, nrows, r0, r1) || !box_span(s.mx, s.ext_x, x0, ncols, c0, c1)) return;
@@ -342,11 +342,12 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
   const SplatLanes sl = splat_lanes(s);
   int n = 0;
   for (int q = r0 / QH; q <= r1 / QH; ++q) {
-    if (pair_live[q] == 0 || g0[q] > g1[q]) continue;
+    constexpr std::uint32_t kPairBits = (1u << GROUPS) - 1;
+    if (((live >> (q * GROUPS)) & kPairBits) == 0 || g0[q] > g1[q]) continue;
     const PairRows rows = pair_rows(s, y0, q);
     vf px = group_px(float(x0 + g0[q] * QW) + 0.5f);
     for (int g = g0[q]; g <= g1[q]; ++g, px += bc(float(QW))) {
-      if (lane_bits(live[q * GROUPS + g]) == 0) continue;  // every pixel of the block is finished
+      if (((live >> (q * GROUPS + g)) & 1u) == 0) continue;  // every pixel of the block is finished
       out.gi[n] = q * GROUPS + g;
       const AlphaV av = alpha_v(sl, px, rows);
       out.av[n] = av;
@@ -420,23 +421,22 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   // distortion: Dh = half of it so far, R = sum w (z - Z0), Z0 = depth of the first blended splat
   vf T[NG], Cr[NG], Cg[NG], Cb[NG], S[NG], Nx[NG], Ny[NG], Nz[NG], Med[NG], Cnt[NG], Dh[NG], R[NG], Z0[NG];
   vi Live[NG], MedI[NG];
-  int pair_live[PAIRS];  // live pixels per row pair
-  for (int q = 0; q < PAIRS; ++q) pair_live[q] = ncols * std::clamp(nrows - q * QH, 0, QH);
+  std::uint32_t live = 0;  // bit gi: lane group gi has an unfinished pixel
   for (int gi = 0; gi < NG; ++gi) {
     const int r0 = (gi / GROUPS) * QH, c0 = (gi % GROUPS) * QW;
     for (int l = 0; l < LANES; ++l) Live[gi][l] = (r0 + l / QW < nrows && c0 + l % QW < ncols) ? -1 : 0;
+    live |= std::uint32_t(lane_bits(Live[gi]) != 0) << gi;
     T[gi] = bc(1.f);
     Cr[gi] = Cg[gi] = Cb[gi] = S[gi] = Nx[gi] = Ny[gi] = Nz[gi] = Med[gi] = Cnt[gi] = Dh[gi] = R[gi] = Z0[gi] = bc(0.f);
     MedI[gi] = bci(-1);
   }
-  int total = nrows * ncols;
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1];
   SplatGroups<AlphaSlim> sg;
   std::uint32_t stop = begin;
-  for (std::uint32_t p = begin; p < end && total > 0; ++p) {
+  for (std::uint32_t p = begin; p < end && live != 0; ++p) {
     if (p + kPrefetch < end) __builtin_prefetch(&a.splats[a.inst_splat[p + kPrefetch]]);
     const SplatPacked& s = a.splats[a.inst_splat[p]];
-    collect_groups(s, x0, y0, ncols, nrows, pair_live, Live, sg);
+    collect_groups(s, x0, y0, ncols, nrows, live, sg);
     const vf cr = bc(s.r), cg = bc(s.g), cb = bc(s.b);
     std::uint32_t acted = 0;
     for (int k = 0; k < sg.n; ++k) {
@@ -446,8 +446,8 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       const StepV st = step_v(av, t, Live[gi]);
       if (lane_bits(st.ok | st.stop) == 0) continue;  // nothing happens on these eight pixels
       acted |= 1u << gi;
-      const int nstop = lanes_set(st.stop);
       Live[gi] = Live[gi] & ~st.stop;
+      live &= ~(std::uint32_t(lane_bits(Live[gi]) == 0) << gi);
       const vf w = st.ok ? av.al * t : bc(0.f);
       // sums that decide nothing: fused (backward only reads their final values)
       Cr[gi] = fmadd(w, cr, Cr[gi]);
@@ -474,8 +474,6 @@ void forward_impl(const TileForwardArgs& a, int tile) {
       }
       if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
       T[gi] = st.ok ? st.tn : t;
-      pair_live[gi / GROUPS] -= nstop;
-      total -= nstop;
     }
     a.inst_groups[p] = acted;
     stop = p + 1;
