@@ -7,6 +7,7 @@
 #include "glint/train/loss.h"
 #include "glint/io/image_ops.h"
 #include "glint/train/metrics.h"
+#include "glint/train/row_sum.h"
 #include "glint/train/ssim.h"
 
 using namespace glint;
@@ -64,6 +65,22 @@ TEST(TrainLoss, GradientMatchesFiniteDifferences) {
     m[i] -= eps;
     double fd = (loss_d(p) - loss_d(m)) / (2 * eps);
     EXPECT_NEAR(grad.data[i], fd, 2e-6 + 1e-3 * std::fabs(fd)) << "i=" << i;
+  }
+}
+
+// Eight interleaved sums, tails of every length included: the same value as one running sum
+// up to rounding, and exact on integers.
+TEST(TrainLoss, RowSumMatchesARunningSum) {
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (long n : {0L, 1L, 5L, 7L, 8L, 9L, 15L, 16L, 17L, 960L, 1001L}) {
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (double& x : v) x = u(gen);
+    long double plain = 0;
+    for (double x : v) plain += x;
+    EXPECT_NEAR(row_sum(n, [&](long j) { return v[static_cast<std::size_t>(j)]; }), static_cast<double>(plain), 1e-12)
+        << n;
+    EXPECT_EQ(row_sum(n, [](long j) { return static_cast<double>(j + 1); }), static_cast<double>(n * (n + 1) / 2)) << n;
   }
 }
 

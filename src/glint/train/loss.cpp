@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "glint/core/error.h"
+#include "glint/train/row_sum.h"
 #include "glint/train/ssim.h"
 
 namespace glint {
@@ -26,7 +27,7 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
   const long count = row * h;
   if (count == 0) return out;
   const float l1_scale = (1.f - lambda) / static_cast<float>(count);
-  std::vector<double> row_sum(h);
+  std::vector<double> row_sums(h);
   const float* x = render.data.data();
   const float* y = target.data.data();
   float* g = grad ? grad->data.data() : nullptr;
@@ -35,19 +36,19 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
 #pragma omp parallel for schedule(static) if (count >= (1 << 16))
   for (int r = 0; r < h; ++r) {
     // The gradient in its own loop, which vectorises (a sign through branches mispredicts
-    // on noisy residuals); the sum is a chain in double, in index order.
+    // on noisy residuals); the sum in double, in a fixed order (row_sum).
     if (g)
       for (long j = r * row; j < (r + 1) * row; ++j) {
         const float d = x[j] - y[j];
         const float sign = static_cast<float>(d > 0.f) - static_cast<float>(d < 0.f);
         g[j] = l1_scale * sign - lambda * g[j];
       }
-    double s = 0;
-    for (long j = r * row; j < (r + 1) * row; ++j) s += std::fabs(static_cast<double>(x[j] - y[j]));
-    row_sum[r] = s;
+    const float* xr = x + r * row;
+    const float* yr = y + r * row;
+    row_sums[r] = row_sum(row, [&](long j) { return std::fabs(static_cast<double>(xr[j] - yr[j])); });
   }
   double total = 0;
-  for (int r = 0; r < h; ++r) total += row_sum[r];
+  for (int r = 0; r < h; ++r) total += row_sums[r];
   out.l1 = total / static_cast<double>(count);
   out.total = (1.0 - lambda) * out.l1 + lambda * (1.0 - out.ssim);
   return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glint/core/error.h"
+#include "glint/train/row_sum.h"
 
 namespace glint {
 namespace {
@@ -218,7 +219,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   T* d_mu1 = grad_a ? buf.data() : nullptr;
   T* d_e11 = grad_a ? d_mu1 + count : nullptr;
   T* d_e12 = grad_a ? d_e11 + count : nullptr;
-  std::vector<double> row_sum(h);
+  std::vector<double> row_sums(h);
 
   // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
   // each output row with its per-row sum (combined in row order below).
@@ -239,14 +240,12 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
       const long q = y * row;
       map_row(m.data(), C1, C2, row, v, grad_a ? d_mu1 + q : nullptr, grad_a ? d_e11 + q : nullptr,
               grad_a ? d_e12 + q : nullptr);
-      double s = 0;
-      for (long j = 0; j < row; ++j) s += static_cast<double>(v[j]);
-      row_sum[y] = s;
+      row_sums[y] = row_sum(row, [v](long j) { return static_cast<double>(v[j]); });
     };
     blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
   });
   double total = 0;
-  for (int y = 0; y < h; ++y) total += row_sum[y];
+  for (int y = 0; y < h; ++y) total += row_sums[y];
   const double mean = total / static_cast<double>(count);
 
   if (grad_a) {
