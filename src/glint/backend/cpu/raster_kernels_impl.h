@@ -77,7 +77,6 @@ inline int lane_bits(vi m) {
   return b;
 #endif
 }
-inline int lanes_set(vi m) { return __builtin_popcount(unsigned(lane_bits(m))); }
 
 // a * b + c: one fused operation on the AVX2 path (shorter dependency chains in the exp
 // polynomial), two roundings on the portable path. Explicit rather than left to
@@ -360,8 +359,8 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
 // The alpha parts of the lane groups set in `groups` (bit gi), in row-major order: the
 // groups where the forward's step of this instance blended or stopped a pixel. Backward
 // replays the forward's steps in the same order from the same state, so these are exactly
-// the groups where collect_groups would find something happening, found without the span
-// tests (about a third of collect_groups' time) and without the groups where nothing did.
+// the groups where collect_groups would find something happening, found without its box
+// and span tests and without the groups where nothing did.
 inline void replay_groups(const SplatPacked& s, const TileCentres& tc, std::uint32_t groups,
                           SplatGroups<AlphaBack>& out) {
   const SplatLanes sl = splat_lanes(s);
