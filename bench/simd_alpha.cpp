@@ -78,7 +78,7 @@ Sums run_gcc_vector(const std::vector<SplatPacked>& splats, const std::vector<Gr
     const vf dy = bc(g.dy) + vf{0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
     const AlphaV a = alpha_v(splat_lanes(s), group_px(g.px0), rows_for_dy(s, dy));
     acc += a.cand ? a.al : bc(0.f);
-    cand += lanes_set(a.cand);
+    cand += __builtin_popcount(unsigned(lane_bits(a.cand)));
   }
   Sums s;
   for (int l = 0; l < 8; ++l) s.alpha += acc[l];
