@@ -18,25 +18,28 @@ struct PixelRect {
   int x0, y0, x1, y1;  // inclusive pixel index range; empty when x0 > x1 or y0 > y1
 };
 
+// Along one axis: pixels i0..i1 of a run of n pixels starting at pixel `origin` (the image,
+// or one tile's rows or columns) whose centres (origin + i + 0.5) lie in [m - ext, m + ext],
+// grown slightly. False when there are none (i0 > i1).
+GLINT_HD inline bool pixel_span(float m, float ext, int origin, int n, int& i0, int& i1) {
+  const float g = ext * 1.001f + 0.01f;
+  // Clamp in float before converting so no out-of-range float -> int conversion happens.
+  float f0 = m - g - 0.5f - float(origin), f1 = m + g - 0.5f - float(origin);
+  const float N = float(n);
+  f0 = f0 < -1.f ? -1.f : (f0 > N ? N : f0);
+  f1 = f1 < -1.f ? -1.f : (f1 > N ? N : f1);
+  i0 = int(std::ceil(f0));
+  i1 = int(std::floor(f1));
+  if (i0 < 0) i0 = 0;
+  if (i1 > n - 1) i1 = n - 1;
+  return i0 <= i1;
+}
+
 // Pixels whose centres (x + 0.5) lie in [m - ext, m + ext], grown slightly, clipped to the image.
 GLINT_HD inline PixelRect splat_pixel_rect(float mx, float my, float ext_x, float ext_y, int width, int height) {
-  float gx = ext_x * 1.001f + 0.01f, gy = ext_y * 1.001f + 0.01f;
-  // Clamp in float before converting so no out-of-range float -> int conversion happens.
-  float fx0 = mx - gx - 0.5f, fx1 = mx + gx - 0.5f, fy0 = my - gy - 0.5f, fy1 = my + gy - 0.5f;
-  float W = float(width), H = float(height);
-  fx0 = fx0 < -1.f ? -1.f : (fx0 > W ? W : fx0);
-  fx1 = fx1 < -1.f ? -1.f : (fx1 > W ? W : fx1);
-  fy0 = fy0 < -1.f ? -1.f : (fy0 > H ? H : fy0);
-  fy1 = fy1 < -1.f ? -1.f : (fy1 > H ? H : fy1);
   PixelRect r;
-  r.x0 = int(std::ceil(fx0));
-  r.x1 = int(std::floor(fx1));
-  r.y0 = int(std::ceil(fy0));
-  r.y1 = int(std::floor(fy1));
-  if (r.x0 < 0) r.x0 = 0;
-  if (r.y0 < 0) r.y0 = 0;
-  if (r.x1 > width - 1) r.x1 = width - 1;
-  if (r.y1 > height - 1) r.y1 = height - 1;
+  pixel_span(mx, ext_x, 0, width, r.x0, r.x1);
+  pixel_span(my, ext_y, 0, height, r.y0, r.y1);
   return r;
 }
 

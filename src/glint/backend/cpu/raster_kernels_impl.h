@@ -39,18 +39,6 @@ inline int group_of(int r, int c) { return (r / QH) * GROUPS + c / QW; }
 inline int lane_of(int r, int c) { return (r % QH) * QW + c % QW; }
 constexpr std::uint32_t kPrefetch = 8;  // splats are read in depth order, scattered in memory
 
-// Rows (or columns) i0..i1 of the tile, 0..n-1 from its first pixel `origin`, whose pixel
-// centres the splat's bounding box covers: half extent ext about the mean m, with the
-// projection's slack.
-inline bool box_span(float m, float ext, int origin, int n, int& i0, int& i1) {
-  const float g = ext * 1.001f + 0.01f;
-  const float f0 = std::clamp(m - g - 0.5f - float(origin), -1.f, float(TS + 1));
-  const float f1 = std::clamp(m + g - 0.5f - float(origin), -1.f, float(TS + 1));
-  i0 = std::max(0, int(std::ceil(f0)));
-  i1 = std::min(n - 1, int(std::floor(f1)));
-  return i0 <= i1;
-}
-
 // Eight pixels of a tile row as one GCC/Clang vector (one AVX register, two SSE ones).
 typedef float vf __attribute__((vector_size(32)));
 typedef std::int32_t vi __attribute__((vector_size(32)));
@@ -321,7 +309,9 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
                            SplatGroups<Alpha>& out) {
   out.n = 0;
   int r0, r1, c0, c1;
-  if (!box_span(s.my, s.ext_y, y0, nrows, r0, r1) || !box_span(s.mx, s.ext_x, x0, ncols, c0, c1)) return;
+  // the tile's rows and columns in the splat's pixel box (as the projection's, per tile)
+  if (!render::pixel_span(s.my, s.ext_y, y0, nrows, r0, r1) || !render::pixel_span(s.mx, s.ext_x, x0, ncols, c0, c1))
+    return;
   // Which groups of each row pair to evaluate: for most splats every group of the bounding
   // box's columns, for thin tilted ones more than two groups wide (rho^2 = B^2 / AC > 0.5:
   // the ellipse fills less than 55% of its box) only those its rows' spans reach. The span

@@ -230,7 +230,7 @@ struct VjpKernel {
     }
     render::SplatGeomGrad<F8> sg8;
     alignas(32) float d_sh[48][L];
-    float mean2d[2][L], abs_scale[L];  // per lane: dL/dmean2d, and the opacity (kRecAbsX/Y's factor)
+    float mean2d[2][L];  // per lane: dL/dmean2d
     if (first >= 0) {
       // a lane without a splat repeats the first active one (its results are dropped)
       std::size_t idx[L];
@@ -258,7 +258,6 @@ struct VjpKernel {
       for (int l = 0; l < L; ++l) {
         mean2d[0][l] = pg.mean2d[0][l];
         mean2d[1][l] = pg.mean2d[1][l];
-        abs_scale[l] = in[13][l];
       }
       render::project_splat_vjp(*view8, geo.mean, geo.log_scale, geo.quat, geo.opacity_logit, a->antialiased, pg, sg8);
 
@@ -311,8 +310,8 @@ struct VjpKernel {
       g->opacity_logits[si] = sg8.opacity_logit[l];
       g->mean2d[2 * si] = mean2d[0][l];
       g->mean2d[2 * si + 1] = mean2d[1][l];
-      if (g->mean2d_abs)
-        g->mean2d_abs[si] = abs_scale[l] * std::sqrt(sm[kRecAbsX] * sm[kRecAbsX] + sm[kRecAbsY] * sm[kRecAbsY]);
+      if (g->mean2d_abs)  // the records' sums lack the opacity, a common factor
+        g->mean2d_abs[si] = a->packed[si].opacity * std::sqrt(sm[kRecAbsX] * sm[kRecAbsX] + sm[kRecAbsY] * sm[kRecAbsY]);
     }
   }
 };
