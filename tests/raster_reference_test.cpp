@@ -97,7 +97,9 @@ void compare_case(const Case& c) {
   be->backward(m, cam, s, out, up.in(), g);
   ref::GradD rg = ref::backward(md, cam, s, up.ref());
   const std::size_t gslack = P / 2000 + 1;
-  EXPECT_TRUE(grads_close("means", g.means, rg.means, 1e-3, 3 * gslack));
+  // A pixel whose transmittance falls on different sides of 0.5 in float and in double
+  // hands its median-depth gradient to a different splat: the means of two splats change.
+  EXPECT_TRUE(grads_close("means", g.means, rg.means, 1e-3, 6 * gslack));
   EXPECT_TRUE(grads_close("log_scales", g.log_scales, rg.log_scales, 1e-3, 3 * gslack));
   EXPECT_TRUE(grads_close("quats", g.quats, rg.quats, 1e-3, 4 * gslack));
   EXPECT_TRUE(grads_close("opacity", g.opacity_logits, rg.opacity_logits, 1e-3, gslack));
