@@ -408,7 +408,9 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   std::uint32_t* d_first = grow(st->d_first, nvis + 1);  // first depth-major instance of rank s
   std::uint32_t* d_slot = grow(st->d_slot, nvis);        // its first splat-major slot
   const std::uint32_t* offs = st->splat_inst_offsets.data();
-  const int nchunks = std::max(1, std::min(threads_ * 4, int(nvis / 2048) + 1));
+  // Chunks by the splats and by their tiles: a few hundred large splats (shapes_colmap's
+  // 836, 13k instances) are worth threads, the same number of small ones are not.
+  const int nchunks = std::max(1, std::min(threads_ * 4, int((nvis + total / 8) / 2048) + 1));
   const std::size_t chunk = (nvis + std::size_t(nchunks) - 1) / std::size_t(nchunks);
   // exclusive prefix of the counts in depth order: chunk sums, their prefix, then each chunk
   std::vector<std::uint32_t>& chunk_base = st->chunk_base;

@@ -10,23 +10,24 @@
 
 namespace glint::cpu {
 
-// Static partition of [0, n) over the threads; f(i) for each i.
+// Static partition of [0, n) over the threads; f(i) for each i. Threads from min_parallel
+// elements on: below that the work costs less than a parallel region.
 template <class F>
   requires std::invocable<F&, int>
-void parallel_for_static(int n, int threads, F&& f) {
-  // Below ~1k elements (a few hundred microseconds of per-splat work) a parallel region
-  // costs more than it saves, and far more on a loaded machine.
-#pragma omp parallel for schedule(static) num_threads(threads) if (n >= 1024)
+void parallel_for_static(int n, int threads, int min_parallel, F&& f) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (n >= min_parallel)
   for (int i = 0; i < n; ++i) f(i);
 }
 
+// Kernel::kMinParallel: the fewest indices worth a parallel region (a kernel's own, since
+// the work of one index differs from kernel to kernel).
 template <class Kernel, class... Given>
 void launch(int n, int threads, Given... args) {
   static_assert(std::is_same_v<std::tuple<Given...>, typename Kernel::Args>,
                 "launch<Kernel>: argument list does not match Kernel::Args");
   // (GCC cannot expand a parameter pack inside an OpenMP loop, hence the tuple)
   const std::tuple<Given...> packed(args...);
-  parallel_for_static(n, threads, [&packed](int i) {
+  parallel_for_static(n, threads, Kernel::kMinParallel, [&packed](int i) {
     std::apply([i](auto... a) { Kernel::run(i, a...); }, packed);
   });
 }
