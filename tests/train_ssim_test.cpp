@@ -126,3 +126,34 @@ TEST(TrainSsim, ThreadCountDoesNotChangeResult) {
   EXPECT_EQ(v1, v3);
   EXPECT_EQ(std::memcmp(g1.data(), g3.data(), g1.size() * sizeof(float)), 0);
 }
+
+TEST(TrainSsim, KeptTargetStatsGiveTheSameBits) {
+  // Filled by the first call, read by the next: value and gradient bit for bit as without.
+  const int w = 61, h = 47, c = 3;
+  Pair p = random_pair(w, h, c, 5);
+  Pair q = random_pair(w, h, c, 6);  // another render against the same target
+  std::vector<float> fa(p.a.begin(), p.a.end()), fb(p.b.begin(), p.b.end()), fq(q.a.begin(), q.a.end());
+  std::vector<float> g0(fa.size()), g1(fa.size()), g2(fa.size()), gq0(fa.size()), gq1(fa.size());
+  SsimTargetStats<float> st;
+  const double v0 = ssim<float>(fa.data(), fb.data(), w, h, c, g0.data());
+  const double v1 = ssim<float>(fa.data(), fb.data(), w, h, c, g1.data(), &st);  // fills
+  ASSERT_TRUE(st.filled_for(w, h, c));
+  EXPECT_EQ(st.bytes(), 2 * fa.size() * sizeof(float));
+  const double v2 = ssim<float>(fa.data(), fb.data(), w, h, c, g2.data(), &st);  // reads
+  const double vq0 = ssim<float>(fq.data(), fb.data(), w, h, c, gq0.data());
+  const double vq1 = ssim<float>(fq.data(), fb.data(), w, h, c, gq1.data(), &st);
+  EXPECT_EQ(v0, v1);
+  EXPECT_EQ(v0, v2);
+  EXPECT_EQ(vq0, vq1);
+  EXPECT_NE(v0, vq0);
+  EXPECT_EQ(std::memcmp(g0.data(), g1.data(), g0.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(g0.data(), g2.data(), g0.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(gq0.data(), gq1.data(), gq0.size() * sizeof(float)), 0);
+  // without a gradient too, and stats of another size are refilled, not misread
+  EXPECT_EQ(ssim<float>(fq.data(), fb.data(), w, h, c, nullptr, &st), vq0);
+  const int w2 = 30;
+  std::vector<float> sa(fa.begin(), fa.begin() + w2 * h * c), sb(fb.begin(), fb.begin() + w2 * h * c);
+  const double s0 = ssim<float>(sa.data(), sb.data(), w2, h, c);
+  EXPECT_EQ(ssim<float>(sa.data(), sb.data(), w2, h, c, nullptr, &st), s0);
+  EXPECT_TRUE(st.filled_for(w2, h, c));
+}

@@ -102,6 +102,10 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   cmd.add_flag("--splat", a.write_splat, "Also write scene.splat")->group(o);
   cmd.add_flag("-f,--force", a.force, "Overwrite results already in the output folder")->group(o);
   cmd.add_option("--image-cache-mb", a.image_cache_mb, "Memory for decoded training images")->group(o);
+  cmd.add_option("--ssim-cache-mb", a.train.ssim_cache_mb,
+                 "Memory for the training images' SSIM blurs, kept across steps (0: recompute each step; "
+                 "the result is the same either way)")
+      ->capture_default_str()->group(o);
   cmd.add_flag("-q,--quiet", a.quiet, "No progress bar")->group(o);
   add_dataset_flags(cmd, a.data);
 }

@@ -10,7 +10,8 @@
 
 namespace glint {
 
-LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* grad, const LossOptions& options) {
+LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* grad, const LossOptions& options,
+                           SsimTargetStats<float>* ssim_stats) {
   if (render.width != target.width || render.height != target.height || render.channels != target.channels ||
       render.data.size() != target.data.size())
     throw Error("loss: render is " + std::to_string(render.width) + "x" + std::to_string(render.height) + "x" +
@@ -19,7 +20,7 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
   const float lambda = options.lambda_dssim;
   LossValue out;
   // ssim() fills grad with d SSIM / d render; the L1 term is folded in below.
-  out.ssim = lambda != 0.f ? ssim(render, target, grad) : 0.0;
+  out.ssim = lambda != 0.f ? ssim(render, target, grad, ssim_stats) : 0.0;
   if (grad && lambda == 0.f) *grad = ImageF(render.width, render.height, render.channels);
 
   const int h = render.height;

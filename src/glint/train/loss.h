@@ -1,6 +1,7 @@
 #pragma once
 // The photometric loss of 3DGS: (1 - lambda) * L1 + lambda * (1 - SSIM).
 #include "glint/core/image.h"
+#include "glint/train/ssim.h"
 
 namespace glint {
 
@@ -18,7 +19,8 @@ struct LossValue {
 // otherwise). When grad is given it is resized like `render` and receives d total / d render;
 // the L1 part uses sign(render - target) / count with sign(0) = 0. Sums are taken per row
 // and combined in row order, so the value does not depend on the thread count.
+// ssim_stats: the target's SSIM blurs, kept across calls (ssim.h); filled on first use.
 LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* grad = nullptr,
-                           const LossOptions& options = {});
+                           const LossOptions& options = {}, SsimTargetStats<float>* ssim_stats = nullptr);
 
 }  // namespace glint

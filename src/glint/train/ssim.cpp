@@ -203,47 +203,12 @@ void for_bands(int w, int h, int c, int planes, F&& f) {
   }
 }
 
-}  // namespace
-
+// The mean of the SSIM map from its row sums and, when grad_a is given, the gradient.
 template <class T>
-double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
-  if (w <= 0 || h <= 0 || c <= 0) return 1.0;
+double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const T* d_mu1, const T* d_e11,
+                   const T* d_e12, const std::vector<double>& row_sums) {
   const long count = static_cast<long>(w) * h * c;
   const long row = static_cast<long>(w) * c;
-  const T C1 = static_cast<T>(kSsimC1), C2 = static_cast<T>(kSsimC2);
-
-  // The derivatives of each pixel's SSIM w.r.t. its blurred moments mu1, e11 and e12, for
-  // the gradient's blur; kept per thread across calls.
-  static thread_local std::vector<T> buf;
-  if (grad_a && buf.size() < static_cast<std::size_t>(3 * count)) buf.resize(static_cast<std::size_t>(3 * count));
-  T* d_mu1 = grad_a ? buf.data() : nullptr;
-  T* d_e11 = grad_a ? d_mu1 + count : nullptr;
-  T* d_e12 = grad_a ? d_e11 + count : nullptr;
-  std::vector<double> row_sums(h);
-
-  // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
-  // each output row with its per-row sum (combined in row order below).
-  for_bands<T>(w, h, c, 5, [&](int y0, int y1, const BlurScratch<T>& sc) {
-    const auto in = [&](int yy, int k, T* dst) {
-      const T* ra = a + yy * row;
-      const T* rb = b + yy * row;
-      switch (k) {
-        case 0: std::copy(ra, ra + row, dst); break;
-        case 1: std::copy(rb, rb + row, dst); break;
-        case 2: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
-        case 3: for (long j = 0; j < row; ++j) dst[j] = rb[j] * rb[j]; break;
-        default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
-      }
-    };
-    const auto out = [&](int y, const std::array<T*, 5>& m) {
-      T* v = sc.out + 5 * sc.stride;  // the row's SSIM values
-      const long q = y * row;
-      map_row(m.data(), C1, C2, row, v, grad_a ? d_mu1 + q : nullptr, grad_a ? d_e11 + q : nullptr,
-              grad_a ? d_e12 + q : nullptr);
-      row_sums[y] = row_sum(row, [v](long j) { return static_cast<double>(v[j]); });
-    };
-    blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
-  });
   double total = 0;
   for (int y = 0; y < h; ++y) total += row_sums[y];
   const double mean = total / static_cast<double>(count);
@@ -266,10 +231,91 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a) {
   return mean;
 }
 
-template double ssim<float>(const float*, const float*, int, int, int, float*);
-template double ssim<double>(const double*, const double*, int, int, int, double*);
+}  // namespace
 
-double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a) {
+template <class T>
+double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetStats<T>* stats) {
+  if (w <= 0 || h <= 0 || c <= 0) return 1.0;
+  const long count = static_cast<long>(w) * h * c;
+  const long row = static_cast<long>(w) * c;
+  const T C1 = static_cast<T>(kSsimC1), C2 = static_cast<T>(kSsimC2);
+
+  // The derivatives of each pixel's SSIM w.r.t. its blurred moments mu1, e11 and e12, for
+  // the gradient's blur; kept per thread across calls.
+  static thread_local std::vector<T> buf;
+  if (grad_a && buf.size() < static_cast<std::size_t>(3 * count)) buf.resize(static_cast<std::size_t>(3 * count));
+  T* d_mu1 = grad_a ? buf.data() : nullptr;
+  T* d_e11 = grad_a ? d_mu1 + count : nullptr;
+  T* d_e12 = grad_a ? d_e11 + count : nullptr;
+  std::vector<double> row_sums(h);
+
+  // The SSIM map of output row y from its blurred moments {mu1, mu2, e11, e22, e12}, with
+  // the row's sum (combined in row order below).
+  const auto map_out = [&](int y, const BlurScratch<T>& sc, const T* const* m) {
+    T* v = sc.out + 5 * sc.stride;  // the row's SSIM values
+    const long q = y * row;
+    map_row(m, C1, C2, row, v, grad_a ? d_mu1 + q : nullptr, grad_a ? d_e11 + q : nullptr,
+            grad_a ? d_e12 + q : nullptr);
+    row_sums[y] = row_sum(row, [v](long j) { return static_cast<double>(v[j]); });
+  };
+  if (stats && stats->filled_for(w, h, c)) {
+    // b's blurs kept: blur a, a*a, a*b only
+    const T *mu2 = stats->mu.data(), *e22 = stats->e2.data();
+    for_bands<T>(w, h, c, 3, [&](int y0, int y1, const BlurScratch<T>& sc) {
+      const auto in = [&](int yy, int k, T* dst) {
+        const T* ra = a + yy * row;
+        const T* rb = b + yy * row;
+        switch (k) {
+          case 0: std::copy(ra, ra + row, dst); break;
+          case 1: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
+          default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
+        }
+      };
+      const auto out = [&](int y, const std::array<T*, 3>& m) {
+        const T* all[5] = {m[0], mu2 + y * row, m[1], e22 + y * row, m[2]};
+        map_out(y, sc, all);
+      };
+      blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
+    });
+    return ssim_finish(a, b, w, h, c, grad_a, d_mu1, d_e11, d_e12, row_sums);
+  }
+  if (stats) {
+    stats->w = w;
+    stats->h = h;
+    stats->c = c;
+    stats->mu.resize(static_cast<std::size_t>(count));
+    stats->e2.resize(static_cast<std::size_t>(count));
+  }
+  // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
+  // each output row.
+  for_bands<T>(w, h, c, 5, [&](int y0, int y1, const BlurScratch<T>& sc) {
+    const auto in = [&](int yy, int k, T* dst) {
+      const T* ra = a + yy * row;
+      const T* rb = b + yy * row;
+      switch (k) {
+        case 0: std::copy(ra, ra + row, dst); break;
+        case 1: std::copy(rb, rb + row, dst); break;
+        case 2: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
+        case 3: for (long j = 0; j < row; ++j) dst[j] = rb[j] * rb[j]; break;
+        default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
+      }
+    };
+    const auto out = [&](int y, const std::array<T*, 5>& m) {
+      if (stats) {
+        std::copy(m[1], m[1] + row, stats->mu.data() + y * row);
+        std::copy(m[3], m[3] + row, stats->e2.data() + y * row);
+      }
+      map_out(y, sc, m.data());
+    };
+    blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
+  });
+  return ssim_finish(a, b, w, h, c, grad_a, d_mu1, d_e11, d_e12, row_sums);
+}
+
+template double ssim<float>(const float*, const float*, int, int, int, float*, SsimTargetStats<float>*);
+template double ssim<double>(const double*, const double*, int, int, int, double*, SsimTargetStats<double>*);
+
+double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a, SsimTargetStats<float>* stats) {
   if (a.width != b.width || a.height != b.height || a.channels != b.channels ||
       a.data.size() != b.data.size())
     throw Error("ssim: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + "x" +
@@ -279,7 +325,7 @@ double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a) {
                  grad_a->data.size() != a.data.size()))
     *grad_a = ImageF(a.width, a.height, a.channels);
   return ssim<float>(a.data.data(), b.data.data(), a.width, a.height, a.channels,
-                     grad_a ? grad_a->data.data() : nullptr);
+                     grad_a ? grad_a->data.data() : nullptr, stats);
 }
 
 }  // namespace glint

@@ -3,6 +3,9 @@
 // centred on each pixel, zero padding at the borders ('same'-size conv2d with padding 5,
 // the window not renormalised there), C1 = 0.01^2, C2 = 0.03^2 for values in [0, 1]; the
 // result is the mean of the SSIM map over all pixels and channels.
+#include <cstddef>
+#include <vector>
+
 #include "glint/core/image.h"
 
 namespace glint {
@@ -12,15 +15,28 @@ inline constexpr double kSsimSigma = 1.5;
 inline constexpr double kSsimC1 = 0.01 * 0.01;
 inline constexpr double kSsimC2 = 0.03 * 0.03;
 
+// The blurred moments of one image b that SSIM against b needs: the window means of b and
+// of b^2 at every value. Training compares against the same images step after step; with
+// these kept, a step blurs three planes instead of five.
+template <class T>
+struct SsimTargetStats {
+  int w = 0, h = 0, c = 0;
+  std::vector<T> mu, e2;  // [h * w * c] each once filled
+  bool filled_for(int w_, int h_, int c_) const { return !mu.empty() && w == w_ && h == h_ && c == c_; }
+  std::size_t bytes() const { return (mu.size() + e2.size()) * sizeof(T); }
+};
+
 // Mean SSIM of interleaved images a and b (width w, height h, c channels). When grad_a is
 // given (same layout as a) it receives d(mean SSIM)/d(a). The mean is accumulated in double
 // in a fixed order, so the result does not depend on the thread count.
+// stats, when given: filled for (w, h, c), they must be b's, and b's blur is read from them;
+// otherwise they are filled from this call. Either way the result has the same bits.
 // Instantiated for float (training) and double (evaluation, test references).
 template <class T>
-double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a = nullptr);
+double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a = nullptr, SsimTargetStats<T>* stats = nullptr);
 
 // The same on ImageF; the images must have equal sizes (glint::Error otherwise). grad_a is
 // resized to match a.
-double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a = nullptr);
+double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a = nullptr, SsimTargetStats<float>* stats = nullptr);
 
 }  // namespace glint

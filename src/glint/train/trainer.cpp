@@ -123,12 +123,24 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }
 }  // namespace
 
+SsimTargetStats<float>* Trainer::ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target) {
+  if (!fixed_target) return nullptr;
+  if (ssim_stats_.size() != dataset_.train.size()) ssim_stats_.resize(dataset_.train.size());
+  SsimTargetStats<float>& st = ssim_stats_[view];
+  if (st.filled_for(target.width, target.height, target.channels)) return &st;
+  const std::size_t need = 2 * target.data.size() * sizeof(float);
+  if (ssim_stats_bytes_ + need > (options_.ssim_cache_mb << 20)) return nullptr;
+  ssim_stats_bytes_ += need;  // ssim() fills them in this step
+  return &st;
+}
+
 StepResult Trainer::step() {
   StepResult res;
   auto clock = std::chrono::steady_clock::now();
   const long step = step_ + 1;
   const View& view = dataset_.train[view_for_step(step)];
-  std::shared_ptr<const Image8> image = cache_.get(static_cast<std::size_t>(&view - dataset_.train.data()));
+  const std::size_t view_index = static_cast<std::size_t>(&view - dataset_.train.data());
+  std::shared_ptr<const Image8> image = cache_.get(view_index);
 
   // Coarse-to-fine: render and compare at 1/4, then 1/2 resolution early on.
   Camera cam = view.camera;
@@ -172,7 +184,7 @@ StepResult Trainer::step() {
   res.ms_forward = ms_since(clock);
 
   ImageF& d_rgb = d_rgb_;
-  LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss);
+  LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss, ssim_stats_for(view_index, factor == 1 && !options_.random_background, target));
   res.ms_loss = ms_since(clock);
   double total = loss.total;
   RenderGradIn gin;

@@ -38,6 +38,10 @@ struct TrainOptions {
   bool random_background = false;  // a random colour behind every training render
   bool antialiased = false;        // Mip-Splatting 2D filter
   long coarse_to_fine = 0;         // steps at reduced resolution: 1/4 for the first half, 1/2 after
+  // Memory for the training images' SSIM blurs (ssim.h: SsimTargetStats), kept across steps
+  // so that a step blurs three planes instead of five. Not part of to_json: the blurs are
+  // the same bits either way, so the budget never changes a result.
+  std::size_t ssim_cache_mb = 1024;
   // Geometry regularisers (geometry_loss.h), off at weight 0.
   float normal_weight = 0.f;  // normal consistency between splat normals and depth normals
   long normal_from = 7000;
@@ -101,11 +105,19 @@ class Trainer {
   ModelGrad grad_;
   // per-step scratch kept across steps (no allocation in the steady state)
   ImageF target_;  // the step's image over its background
+  // per training view: its target's SSIM blurs at full resolution over the dataset's
+  // background, while ssim_stats_bytes_ stays within ssim_cache_mb
+  std::vector<SsimTargetStats<float>> ssim_stats_;
+  std::size_t ssim_stats_bytes_ = 0;
   ImageF d_rgb_;
   RenderOutput out_;  // the step's render, its images reused by the next step
   std::vector<float> radii_;
   std::vector<std::uint8_t> visible_;
   ExpLrSchedule means_lr_;
+
+  // The view's kept SSIM blurs for this step's target, or null (fixed_target false: the
+  // target is downscaled or over a random background; or the budget is spent).
+  SsimTargetStats<float>* ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target);
 };
 
 }  // namespace glint
