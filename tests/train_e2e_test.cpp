@@ -153,6 +153,17 @@ TEST(TrainE2E, LightablePresetSetsItsOptionsAndFlagsWin) {
   EXPECT_FLOAT_EQ(o["geometry"][0].get<float>(), 0.1f);
 }
 
+TEST(TrainE2E, NegativeMemoryBudgetsAreRejected) {
+  // size_t flags: "-5" must be an error, not a budget wrapped round to 2^64 - 5
+  TempDir d;
+  for (const char* flag : {"--ssim-cache-mb", "--image-cache-mb"}) {
+    CommandResult r = run_glint("train '" + kDemo + "' -o '" + d.str("out") + "' --steps 2 -q " + flag + " -5");
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(d.str("out")));
+  }
+}
+
 TEST(TrainE2E, DemoCommandTrainsEvaluatesAndRelights) {
   TempDir d;
   CommandResult r = run_glint("demo --steps 20 -q -o '" + d.str("out") + "'");

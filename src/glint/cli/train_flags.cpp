@@ -31,6 +31,9 @@ void apply_preset(TrainArgs& a) {
   }
 }
 
+// Memory budgets in MB: 0 to 2^30 (a negative value would otherwise wrap to a huge one).
+const auto kMegabytes = CLI::Range(std::size_t{0}, std::size_t{1} << 30);
+
 void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   TrainOptions& t = a.train;
   auto* g = "Training";
@@ -101,11 +104,12 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   cmd.add_flag("--save-renders", a.save_renders, "Write the test renders as PNG to <output>/renders")->group(o);
   cmd.add_flag("--splat", a.write_splat, "Also write scene.splat")->group(o);
   cmd.add_flag("-f,--force", a.force, "Overwrite results already in the output folder")->group(o);
-  cmd.add_option("--image-cache-mb", a.image_cache_mb, "Memory for decoded training images")->group(o);
+  cmd.add_option("--image-cache-mb", a.image_cache_mb, "Memory for decoded training images")
+      ->check(kMegabytes)->group(o);
   cmd.add_option("--ssim-cache-mb", a.train.ssim_cache_mb,
                  "Memory for the training images' SSIM blurs, kept across steps (0: recompute each step; "
                  "the result is the same either way)")
-      ->capture_default_str()->group(o);
+      ->check(kMegabytes)->capture_default_str()->group(o);
   cmd.add_flag("-q,--quiet", a.quiet, "No progress bar")->group(o);
   add_dataset_flags(cmd, a.data);
 }
