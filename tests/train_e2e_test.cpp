@@ -25,6 +25,18 @@ const std::string kDemo = std::string(GLINT_SOURCE_DIR) + "/data/demo";
 nlohmann::json read_eval(const TempDir& d) { return nlohmann::json::parse(read_file(d.str("out/eval.json"))); }
 
 
+// The demo scene at 50x50 (downscale 4 keeps the tests fast), its images and a CPU backend.
+Dataset small_demo() {
+  DatasetOptions o;
+  o.downscale = 4;
+  return load_dataset(kDemo, o);
+}
+struct SmallDemo {
+  Dataset data = small_demo();
+  ImageCache images{data, data.train, std::size_t{256} << 20};
+  std::unique_ptr<Backend> backend = make_cpu_backend();
+};
+
 // A small but complete run: densification, an opacity reset and SH degree 1 all happen.
 TrainOptions quick_options(Strategy s) {
   TrainOptions o;
@@ -43,20 +55,16 @@ TrainOptions quick_options(Strategy s) {
 }
 
 void check_exact_resume(Strategy s) {
-  DatasetOptions dopt;
-  dopt.downscale = 4;  // 50x50 keeps the test fast
-  Dataset data = load_dataset(kDemo, dopt);
-  ImageCache images(data, data.train, std::size_t{256} << 20);
-  auto backend = make_cpu_backend();
+  SmallDemo d;
   TrainOptions o = quick_options(s);
 
-  Trainer straight(data, o, *backend, images);
+  Trainer straight(d.data, o, *d.backend, d.images);
   while (straight.current_step() < o.steps) straight.step();
 
-  Trainer first(data, o, *backend, images);
+  Trainer first(d.data, o, *d.backend, d.images);
   while (first.current_step() < 23) first.step();
   std::string bytes = serialize_checkpoint(first.checkpoint());
-  Trainer second(data, o, *backend, images);
+  Trainer second(d.data, o, *d.backend, d.images);
   second.restore(parse_checkpoint(bytes, "ckpt"), "ckpt");
   EXPECT_EQ(second.current_step(), 23);
   while (second.current_step() < o.steps) second.step();
@@ -72,32 +80,24 @@ TEST(TrainE2E, ResumeIsBitIdenticalMcmc) { check_exact_resume(Strategy::kMcmc); 
 TEST(TrainE2E, KeptSsimBlursChangeNothing) {
   // The training images' SSIM blurs kept across steps (the default) or recomputed every
   // step (no budget): the same parameters bit for bit.
-  DatasetOptions dopt;
-  dopt.downscale = 4;
-  Dataset data = load_dataset(kDemo, dopt);
-  ImageCache images(data, data.train, std::size_t{256} << 20);
-  auto backend = make_cpu_backend();
+  SmallDemo d;
   TrainOptions o = quick_options(Strategy::kAdc);
   o.steps = 130;  // the demo's 60 views: every view comes round twice, reading its kept blurs
-  Trainer kept(data, o, *backend, images);
+  Trainer kept(d.data, o, *d.backend, d.images);
   while (kept.current_step() < o.steps) kept.step();
   o.ssim_cache_mb = 0;
-  Trainer none(data, o, *backend, images);
+  Trainer none(d.data, o, *d.backend, d.images);
   while (none.current_step() < o.steps) none.step();
   expect_same_model(kept.model(), none.model());
 }
 
 TEST(TrainE2E, ResumeRejectsOtherOptions) {
-  DatasetOptions dopt;
-  dopt.downscale = 4;
-  Dataset data = load_dataset(kDemo, dopt);
-  ImageCache images(data, data.train, std::size_t{256} << 20);
-  auto backend = make_cpu_backend();
+  SmallDemo d;
   TrainOptions o = quick_options(Strategy::kAdc);
-  Trainer a(data, o, *backend, images);
+  Trainer a(d.data, o, *d.backend, d.images);
   a.step();
   o.loss.lambda_dssim = 0.5f;
-  Trainer b(data, o, *backend, images);
+  Trainer b(d.data, o, *d.backend, d.images);
   EXPECT_THROW(b.restore(a.checkpoint(), "ckpt"), Error);
 }
 

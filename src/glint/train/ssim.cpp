@@ -203,6 +203,20 @@ void for_bands(int w, int h, int c, int planes, F&& f) {
   }
 }
 
+// The planes SSIM blurs, in the order map_row takes their blurs.
+enum MomentPlane : int { kA, kB, kAA, kBB, kAB };
+// One row of plane `plane` from the rows ra of a and rb of b (the products made row by row).
+template <class T>
+void moment_row(int plane, const T* ra, const T* rb, long row, T* dst) {
+  switch (plane) {
+    case kA: std::copy(ra, ra + row, dst); break;
+    case kB: std::copy(rb, rb + row, dst); break;
+    case kAA: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
+    case kBB: for (long j = 0; j < row; ++j) dst[j] = rb[j] * rb[j]; break;
+    default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
+  }
+}
+
 // The mean of the SSIM map from its row sums and, when grad_a is given, the gradient.
 template <class T>
 double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const T* d_mu1, const T* d_e11,
@@ -263,13 +277,8 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
     const T *mu2 = stats->mu.data(), *e22 = stats->e2.data();
     for_bands<T>(w, h, c, 3, [&](int y0, int y1, const BlurScratch<T>& sc) {
       const auto in = [&](int yy, int k, T* dst) {
-        const T* ra = a + yy * row;
-        const T* rb = b + yy * row;
-        switch (k) {
-          case 0: std::copy(ra, ra + row, dst); break;
-          case 1: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
-          default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
-        }
+        constexpr int kPlanes[3] = {kA, kAA, kAB};
+        moment_row(kPlanes[k], a + yy * row, b + yy * row, row, dst);
       };
       const auto out = [&](int y, const std::array<T*, 3>& m) {
         const T* all[5] = {m[0], mu2 + y * row, m[1], e22 + y * row, m[2]};
@@ -289,17 +298,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
   // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
   // each output row.
   for_bands<T>(w, h, c, 5, [&](int y0, int y1, const BlurScratch<T>& sc) {
-    const auto in = [&](int yy, int k, T* dst) {
-      const T* ra = a + yy * row;
-      const T* rb = b + yy * row;
-      switch (k) {
-        case 0: std::copy(ra, ra + row, dst); break;
-        case 1: std::copy(rb, rb + row, dst); break;
-        case 2: for (long j = 0; j < row; ++j) dst[j] = ra[j] * ra[j]; break;
-        case 3: for (long j = 0; j < row; ++j) dst[j] = rb[j] * rb[j]; break;
-        default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
-      }
-    };
+    const auto in = [&](int yy, int k, T* dst) { moment_row(k, a + yy * row, b + yy * row, row, dst); };
     const auto out = [&](int y, const std::array<T*, 5>& m) {
       if (stats) {
         std::copy(m[1], m[1] + row, stats->mu.data() + y * row);
