@@ -124,7 +124,8 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }  // namespace
 
 SsimTargetStats<float>* Trainer::ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target) {
-  if (!fixed_target) return nullptr;
+  // (with lambda 0 the loss takes no SSIM: the stats would be counted and never filled)
+  if (!fixed_target || options_.loss.lambda_dssim == 0.f) return nullptr;
   if (ssim_stats_.size() != dataset_.train.size()) ssim_stats_.resize(dataset_.train.size());
   SsimTargetStats<float>& st = ssim_stats_[view];
   if (st.filled_for(target.width, target.height, target.channels)) return &st;
@@ -184,7 +185,8 @@ StepResult Trainer::step() {
   res.ms_forward = ms_since(clock);
 
   ImageF& d_rgb = d_rgb_;
-  LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss, ssim_stats_for(view_index, factor == 1 && !options_.random_background, target));
+  SsimTargetStats<float>* kept = ssim_stats_for(view_index, factor == 1 && !options_.random_background, target);
+  LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss, kept);
   res.ms_loss = ms_since(clock);
   double total = loss.total;
   RenderGradIn gin;

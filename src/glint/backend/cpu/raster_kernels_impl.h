@@ -186,12 +186,12 @@ inline vf v_exp(vf x) {
   return y * (vf)((((vi)tm) + bci(127 - 0x4B400000)) << 23);
 }
 
-// The part of a blend step that does not depend on the pixel's transmittance: offset,
+// The part of a blend step that does not depend on the pixel's transmittance: the
 // Gaussian, alpha and whether the step is a candidate (inside the cut, alpha >= 1/255).
 // Kernels compute it for every lane group a splat touches before blending any of them, so
 // the exp chains of different groups overlap instead of waiting on each other.
 struct AlphaV {
-  vf dx, G, al;
+  vf G, al;
   vi clamped, cand;
 };
 // Pixel centres (y) of the lanes of row pair q.
@@ -239,18 +239,23 @@ struct TileCentres {
   vf x(int gi) const { return px[gi % GROUPS]; }
   vf y(int gi) const { return py[gi / GROUPS]; }
 };
-// px: group_px of the group.
-inline AlphaV alpha_v(const SplatLanes& s, vf px, const PairRows& rows) {
+// A step's alpha part from its Gaussian G: alpha with the 0.99 clamp, and the candidates,
+// the lanes `inside` the cut whose alpha is at least 1/255.
+inline AlphaV alpha_of_g(const SplatLanes& s, vf G, vi inside) {
   AlphaV o;
-  o.dx = px - s.mx;
-  // -power = -(A dx^2 / 2 + B dx dy + C dy^2 / 2) in Horner form
-  const vf npower = fmadd(fmadd(s.neg_half_a, o.dx, rows.nbdy), o.dx, rows.ncdy);
-  o.G = v_exp(npower);
-  const vf raw = s.opacity * o.G;
+  o.G = G;
+  const vf raw = s.opacity * G;
   o.clamped = raw > bc(float(render::kMaxAlpha));
   o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
-  o.cand = (npower >= s.neg_power_cut) & (o.al >= bc(float(render::kMinAlpha)));
+  o.cand = inside & (o.al >= bc(float(render::kMinAlpha)));
   return o;
+}
+// px: group_px of the group.
+inline AlphaV alpha_v(const SplatLanes& s, vf px, const PairRows& rows) {
+  const vf dx = px - s.mx;
+  // -power = -(A dx^2 / 2 + B dx dy + C dy^2 / 2) in Horner form
+  const vf npower = fmadd(fmadd(s.neg_half_a, dx, rows.nbdy), dx, rows.ncdy);
+  return alpha_of_g(s, v_exp(npower), npower >= s.neg_power_cut);
 }
 
 // The Gaussian over a tile's lane groups by recurrence: along a row pair, G of the next
@@ -319,16 +324,8 @@ inline GaussWalk walk_start(const SplatPacked& s, int x0, int y0, int qa, int qb
   w.gcut = bc(k[3]);
   return w;
 }
-// alpha_v's result from a G the walk reached; the cut is G >= exp(-power_cut).
-inline AlphaV alpha_of_g(const SplatLanes& s, vf G, vf gcut) {
-  AlphaV o;
-  o.G = G;
-  const vf raw = s.opacity * G;
-  o.clamped = raw > bc(float(render::kMaxAlpha));
-  o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
-  o.cand = (G >= gcut) & (o.al >= bc(float(render::kMinAlpha)));
-  return o;
-}
+// The alpha part at the group the walk reached: there the cut is G >= exp(-power_cut).
+inline AlphaV walk_alpha(const SplatLanes& s, const GaussWalk& w) { return alpha_of_g(s, w.G, w.G >= w.gcut); }
 
 // The transmittance-dependent rest of a step: ok (blended) and stop (pixel finished, step
 // not blended), and the transmittance after the step.
@@ -336,7 +333,7 @@ struct StepV {
   vf tn;
   vi ok, stop;
 };
-template <class Alpha>  // AlphaV, AlphaSlim or AlphaBack
+template <class Alpha>  // AlphaV or AlphaSlim
 inline StepV step_v(const Alpha& a, vf t, vi live) {
   StepV o;
   const vi cand = a.cand & live;
@@ -346,8 +343,9 @@ inline StepV step_v(const Alpha& a, vf t, vi live) {
   return o;
 }
 
-// What the forward keeps of AlphaV: the backward also needs the offset, the Gaussian and
-// the clamp, the forward does not, and storing five vectors per group cost it time.
+// What the forward keeps of AlphaV: the backward also needs the Gaussian and the clamp,
+// the forward does not, and storing them per group cost it time. (The backward keeps
+// AlphaV whole; the offsets it recomputes from TileCentres.)
 struct AlphaSlim {
   vf al;
   vi cand;
@@ -358,23 +356,9 @@ struct AlphaSlim {
   }
 };
 
-// What the backward keeps: all but the offset, which it recomputes (group_px, exactly as
-// alpha_v) for less than the store and load cost.
-struct AlphaBack {
-  vf G, al;
-  vi clamped, cand;
-  AlphaBack& operator=(const AlphaV& a) {
-    G = a.G;
-    al = a.al;
-    clamped = a.clamped;
-    cand = a.cand;
-    return *this;
-  }
-};
-
 // Lane groups of one (splat, tile) pair with at least one candidate lane, in row-major
 // order, with what the kernel needs of their alpha part (Alpha: AlphaSlim, filled by
-// collect_groups in the forward, or AlphaBack, filled by replay_groups in the backward).
+// collect_groups in the forward, or AlphaV, filled by replay_groups in the backward).
 template <class Alpha>
 struct SplatGroups {
   int n = 0;
@@ -435,7 +419,7 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
       const int g = w.g;
       if (((live >> (q * GROUPS + g)) & 1u) != 0) {
         out.gi[n] = q * GROUPS + g;
-        const AlphaV av = alpha_of_g(sl, w.G, w.gcut);
+        const AlphaV av = walk_alpha(sl, w);
         out.av[n] = av;
         n += lane_bits(av.cand) != 0;
       }
@@ -454,7 +438,7 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
 // (Forced inline: out of line, the 320x240 training backward measured 3.8 ms against 3.6.)
 __attribute__((always_inline)) inline void replay_groups(const SplatPacked& s, const TileCentres& tc, int x0, int y0,
                                                        int ncols, int nrows, std::uint32_t groups,
-                                                       SplatGroups<AlphaBack>& out) {
+                                                       SplatGroups<AlphaV>& out) {
   const SplatLanes sl = splat_lanes(s);
   int r0 = 0, r1 = 0, c0 = 0, c1 = 0;
   if (walk_worth_it(s)) {
@@ -482,7 +466,7 @@ __attribute__((always_inline)) inline void replay_groups(const SplatPacked& s, c
       q_rows = q;
     }
     while (w.g < gi % GROUPS) w.next_group();
-    out.av[n++] = alpha_of_g(sl, w.G, w.gcut);
+    out.av[n++] = walk_alpha(sl, w);
   }
   out.n = n;
 }
@@ -783,7 +767,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   // (a popcount a lane group, and a loop condition at the end of a long chain: the 320x240
   // training step's backward measured 5.10-5.14 -> 4.71-4.73 ms without it).
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1], stop = a.tile_stop[tile];
-  SplatGroups<AlphaBack> sg;
+  SplatGroups<AlphaV> sg;
   const TileCentres tc(x0, y0);
   std::uint32_t p = begin;
   for (; p < stop; ++p) {
@@ -807,7 +791,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
     const vi pv = bci(std::int32_t(p));
     for (int k = 0; k < sg.n; ++k) {
       const int gi = sg.gi[k];
-      const AlphaBack& av = sg.av[k];
+      const AlphaV& av = sg.av[k];
       const vf dxv = tc.x(gi) - mx, dyv = tc.y(gi) - my;
       const vf t = T[gi];
       const StepV st = step_v(av, t, Live[gi]);  // something happens: replay_groups
