@@ -159,6 +159,41 @@ TEST(RasterDeterminism, ForwardIntoReusedOutputs) {
   expect_identical(fresh, run_into(o), "back to every output after another size");
 }
 
+// A ModelGrad reused from backward to backward at falling and rising SH degrees (the
+// backward skips the sh_rest entries it knows to be zero) holds what a fresh one gets.
+TEST(RasterDeterminism, ReusedGradientAcrossShDegrees) {
+  AllOutputsCase c;
+  auto be = make_cpu_backend(2);
+  ModelGrad reused;
+  for (int degree : {3, 0, 1, 0, 2, 3, 0}) {
+    SCOPED_TRACE("degree " + std::to_string(degree));
+    c.s.sh_degree = degree;
+    const Result fresh = c.run_with(2);
+    Result r;
+    r.out = be->forward(c.m, c.cam, c.s);
+    be->backward(c.m, c.cam, c.s, r.out, c.up.in(), reused);
+    r.grad = reused;
+    expect_identical(fresh, r, "reused gradient");
+    const int used = 3 * ((degree + 1) * (degree + 1) - 1);
+    std::size_t nonzero_unused = 0, nonzero_used = 0;
+    for (std::size_t i = 0; i < c.m.size(); ++i)
+      for (int k = 0; k < 45; ++k) {
+        const float v = reused.sh_rest[45 * i + std::size_t(k)];
+        (k < used ? nonzero_used : nonzero_unused) += v != 0.f;
+      }
+    EXPECT_EQ(nonzero_unused, 0u);
+    if (degree > 0) {
+      EXPECT_GT(nonzero_used, 1000u);
+    }
+  }
+  // written by other means: the backward writes every entry again
+  std::fill(reused.sh_rest.begin(), reused.sh_rest.end(), 7.f);
+  reused.sh_rest_live = 45;
+  c.s.sh_degree = 0;
+  be->backward(c.m, c.cam, c.s, be->forward(c.m, c.cam, c.s), c.up.in(), reused);
+  EXPECT_TRUE(std::all_of(reused.sh_rest.begin(), reused.sh_rest.end(), [](float v) { return v == 0.f; }));
+}
+
 // A forward with for_backward = false skips the record slots; a backward after it must do
 // that bookkeeping itself and reach the same bits as after a full forward.
 TEST(RasterDeterminism, BackwardAfterARenderOnlyForward) {

@@ -72,6 +72,12 @@ struct ModelGrad {
   std::vector<float> mean2d;      // [N,2] dL/d(2D mean) in pixels (densification)
   std::vector<float> mean2d_abs;  // [N] |(sum_px |dL/dmx|, sum_px |dL/dmy|)| (AbsGS); empty
                                   // unless RenderSettings::want_mean2d_abs
+  // How many floats at the start of each splat's sh_rest row may be non-zero: the rest of
+  // every row holds zeros. A backward writes the first max(this, its SH degree's) floats
+  // of each row and then sets it to its degree's, so below degree 3 it does not store the
+  // same zeros again every step (45 a splat at degree 0, training's first thousand steps).
+  // Code that writes sh_rest by other means sets it back to 3 * kShRestCoeffs.
+  int sh_rest_live = 3 * kShRestCoeffs;
   void resize(std::size_t n, bool with_mean2d_abs = true);
 };
 

@@ -618,7 +618,10 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   va.g = {grad.means.data(),  grad.log_scales.data(), grad.quats.data(),  grad.opacity_logits.data(),
           grad.sh_dc.data(),  grad.sh_rest.data(),    grad.mean2d.data(),
           st->settings.want_mean2d_abs ? grad.mean2d_abs.data() : nullptr};
+  const int sh_rest_used = 3 * ((st->sh_degree + 1) * (st->sh_degree + 1) - 1);  // floats of the degree
+  va.sh_rest_floats = std::clamp(std::max(sh_rest_used, grad.sh_rest_live), 0, 3 * kShRestCoeffs);
   k.splat_vjps(va, threads_);
+  grad.sh_rest_live = sh_rest_used;
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ struct VjpArgs {
   const SplatPacked* packed;                // from the forward: conic and opacity
   const float* records;                     // [instances * kRecordFloats], splat-major
   SplatGradArrays g;                        // out, [n] each
+  int sh_rest_floats;  // of each splat's sh_rest gradient row written (the rest hold zeros)
 };
 
 // project_splats and splat_vjps run over all splats with `threads` OpenMP threads.

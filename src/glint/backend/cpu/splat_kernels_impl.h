@@ -301,14 +301,14 @@ struct VjpKernel {
         store_quat(g->quats, i, Quatf{0, 0, 0, 0});
         g->opacity_logits[si] = 0.f;
         for (int c = 0; c < 3; ++c) d_dc[c] = 0.f;
-        for (int c = 0; c < 45; ++c) d_rest[c] = 0.f;
+        for (int c = 0; c < a->sh_rest_floats; ++c) d_rest[c] = 0.f;
         g->mean2d[2 * si] = g->mean2d[2 * si + 1] = 0.f;
         if (g->mean2d_abs) g->mean2d_abs[si] = 0.f;
         continue;
       }
       const float* sm = sum[l];
       for (int c = 0; c < 3; ++c) d_dc[c] = d_sh[c][l];
-      for (int k = 0; k < 45; ++k) d_rest[k] = d_sh[3 + k][l];
+      for (int k = 0; k < a->sh_rest_floats; ++k) d_rest[k] = d_sh[3 + k][l];
       store3(g->means, i, Vec3f{sg8.mean.x[l], sg8.mean.y[l], sg8.mean.z[l]});
       store3(g->log_scales, i, Vec3f{sg8.log_scale.x[l], sg8.log_scale.y[l], sg8.log_scale.z[l]});
       store_quat(g->quats, i, Quatf{sg8.quat.w[l], sg8.quat.x[l], sg8.quat.y[l], sg8.quat.z[l]});
