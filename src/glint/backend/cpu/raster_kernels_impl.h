@@ -190,9 +190,12 @@ inline vf v_exp(vf x) {
 // Gaussian, alpha and whether the step is a candidate (inside the cut, alpha >= 1/255).
 // Kernels compute it for every lane group a splat touches before blending any of them, so
 // the exp chains of different groups overlap instead of waiting on each other.
+// G is 0 where alpha was clamped at 0.99: there alpha does not depend on the splat's
+// parameters, and the backward, the only reader of G, then adds dL/dalpha G = (+-)0 to
+// its sums, which leaves them as they are (one mask fewer to keep and apply a group).
 struct AlphaV {
   vf G, al;
-  vi clamped, cand;
+  vi cand;
 };
 // Pixel centres (y) of the lanes of row pair q.
 inline vf pair_py(int y0, int q) {
@@ -236,17 +239,19 @@ struct TileCentres {
     for (int g = 0; g < GROUPS; ++g) px[g] = group_px(group_px0(x0, g));
     for (int q = 0; q < PAIRS; ++q) py[q] = pair_py(y0, q);
   }
-  vf x(int gi) const { return px[gi % GROUPS]; }
-  vf y(int gi) const { return py[gi / GROUPS]; }
+  // (unsigned: the sign handling of int division took eleven scalar instructions per
+  // group of the backward's loop)
+  vf x(int gi) const { return px[unsigned(gi) % GROUPS]; }
+  vf y(int gi) const { return py[unsigned(gi) / GROUPS]; }
 };
 // A step's alpha part from its Gaussian G: alpha with the 0.99 clamp, and the candidates,
 // the lanes `inside` the cut whose alpha is at least 1/255.
 inline AlphaV alpha_of_g(const SplatLanes& s, vf G, vi inside) {
   AlphaV o;
-  o.G = G;
   const vf raw = s.opacity * G;
-  o.clamped = raw > bc(float(render::kMaxAlpha));
-  o.al = o.clamped ? bc(float(render::kMaxAlpha)) : raw;
+  const vi clamped = raw > bc(float(render::kMaxAlpha));
+  o.G = clamped ? bc(0.f) : G;
+  o.al = clamped ? bc(float(render::kMaxAlpha)) : raw;
   o.cand = inside & (o.al >= bc(float(render::kMinAlpha)));
   return o;
 }
@@ -834,7 +839,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         acc[kRecNy] += gNy[gi] * w;
         acc[kRecNz] += gNz[gi] * w;
       }
-      const vf gal = (st.ok & ~av.clamped) ? dA : bc(0.f);
+      const vf gal = st.ok ? dA : bc(0.f);  // (and G = 0 where alpha was clamped)
       render::blend_alpha_moments_add(gal, av.G, dxv, dyv, mom, fmadd);
       acc[kRecR] = fmadd(gR[gi], w, acc[kRecR]);
       acc[kRecG] = fmadd(gG[gi], w, acc[kRecG]);
