@@ -6,7 +6,7 @@
 //   3. radix-sort visible splats by depth (stable: ties stay in index order)
 //   4. stable counting sort of instances into per-tile lists, in depth order (each splat's
 //      tiles listed from the tile mask its projection kept)
-//   5. blend each tile (runtime-dispatched SIMD kernel)
+//   5. blend each tile (runtime-dispatched SIMD kernel), the tiles with most splats first
 // Backward: each tile writes one gradient record per (tile, splat) instance, at the splat-major
 // slot of the instance (records of a splat are contiguous); each splat then
 // sums its records in tile order and runs the projection/SH VJP. No float atomics anywhere,
@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -128,6 +129,8 @@ struct ForwardState {
   std::vector<std::uint8_t> sh_clamped;  // [N] bit c: colour channel c was clamped at 0
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   std::vector<std::uint32_t> tile_stop;    // [tiles] where each tile's blend ended
+  std::vector<std::uint32_t> tile_order;   // [tiles] the order threads take the tiles in
+  std::vector<std::uint64_t> tile_keys;    // scratch of that order
   // per-frame scratch kept with the state so a recycled state allocates nothing
   std::vector<cpu::TileHitMask> tile_mask;  // hit tiles of small splats (TileRange::fits_mask)
   std::vector<std::uint32_t> count, depth_key, hist, chunk_base;
@@ -259,6 +262,24 @@ void scatter_instances(const detail::ForwardState& st, std::vector<std::uint32_t
       for (std::uint32_t q = d_first[s], k = d_slot[s]; q < q1; ++q, ++k) f(h[d_tile[q]]++, i, k);
     }
   });
+}
+
+// The order in which threads take the tiles, forward and backward: most splats first
+// (ties in image order), so that the dynamic schedule ends on cheap tiles. In image order a
+// few expensive tiles near the end left one thread waiting for the other: the steady-state
+// training forward measured 3.81 -> 3.77 ms at 320x240, 1.31 -> 1.27 ms on shapes_colmap
+// (four alternating runs). Which thread blends a tile does not change its bits.
+void tiles_by_cost(const std::vector<std::uint32_t>& tile_offsets, std::vector<std::uint64_t>& keys,
+                   std::vector<std::uint32_t>& order) {
+  const std::size_t ntiles = tile_offsets.size() - 1;
+  keys.resize(ntiles);
+  for (std::size_t t = 0; t < ntiles; ++t) {
+    const std::uint64_t splats = tile_offsets[t + 1] - tile_offsets[t];
+    keys[t] = splats << 32 | std::uint32_t(ntiles - 1 - t);  // descending: the lower tile first on ties
+  }
+  std::sort(keys.begin(), keys.end(), std::greater<>());
+  order.resize(ntiles);
+  for (std::size_t i = 0; i < ntiles; ++i) order[i] = std::uint32_t(ntiles - 1) - std::uint32_t(keys[i]);
 }
 
 class CpuBackend final : public Backend {
@@ -469,6 +490,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
     }
   }
   st->tile_offsets[std::size_t(ntiles)] = run;
+  tiles_by_cost(st->tile_offsets, st->tile_keys, st->tile_order);
   // Each tile-list entry's splat, and for a backward its record's splat-major slot: the
   // splat's first slot plus the entry's rank among the splat's tiles. Without for_backward
   // only the splats (the backward would run this scatter again for the slots): half the
@@ -539,7 +561,9 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   std::vector<std::atomic<int>>& band_done = st->band_done;
   if (band_done.size() < std::size_t(st->tiles_y)) band_done = std::vector<std::atomic<int>>(std::size_t(st->tiles_y));
   for (int b = 0; b < st->tiles_y; ++b) band_done[std::size_t(b)].store(0, std::memory_order_relaxed);
-  parallel_for_tiles(ntiles, threads_, [&](int t) {
+  const std::uint32_t* order = st->tile_order.data();
+  parallel_for_tiles(ntiles, threads_, [&](int i) {
+    const int t = int(order[i]);
     k.forward_tile(fa, t, flags);
     const int band = t / tiles_x;
     if (band_done[std::size_t(band)].fetch_add(1, std::memory_order_acq_rel) + 1 == tiles_x)
@@ -603,7 +627,8 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   ba.records = records;
   const unsigned flags = st->flags & kBackwardFlags;
   const CpuKernels& k = *st->kernels;
-  parallel_for_tiles(ntiles, threads_, [&](int t) { k.backward_tile(ba, t, flags); });
+  const std::uint32_t* order = st->tile_order.data();
+  parallel_for_tiles(ntiles, threads_, [&](int i) { k.backward_tile(ba, int(order[i]), flags); });
 
   VjpArgs va{};
   va.m = splat_arrays(model);
