@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -37,11 +38,12 @@ std::array<T, kSsimWindow> gaussian_window() {
 // dst[j] = sum_i g[i] * src[i][j] for j < n, in a fixed order (conv11_impl): the inner
 // loop of both blur passes (a tap reading zero padding adds exactly +0). One store per
 // output, the 11 taps in registers. The float blur fuses five of its products into the
-// sums on CPUs with AVX2 and FMA (chosen at run time), 11 operations an output instead of
-// 16 (the 320x240 training loss measured 1.04 -> 0.99 ms); elsewhere, and for double, it
-// runs unfused, compiled for AVX2 and baseline x86-64 (target_clones) with the same bits.
-// So on one machine the results are the same run to run and for any thread count, and
-// CPUs without FMA round the float blur differently, as they do the rasterizer's.
+// sums on CPUs with AVX2 and FMA (chosen at run time, set_ssim_blur), 11 operations an
+// output instead of 16 (the 320x240 training loss measured 1.04 -> 0.99 ms), on 16 lanes
+// where there is AVX-512 (the same bits); elsewhere, and for double, it runs unfused,
+// compiled for AVX2 and baseline x86-64 (target_clones) with the same bits. So on one
+// machine the results are the same run to run and for any thread count, and CPUs without
+// FMA round the float blur differently, as they do the rasterizer's.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GLINT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -68,10 +70,24 @@ inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long
 __attribute__((target("avx2,fma"))) void conv11_fma(float* dst, const float* const* src, const float* g, long n) {
   conv11_impl(dst, src, g, n, [](float a, float b, float c) { return __builtin_fmaf(a, b, c); });
 }
-bool cpu_has_fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return yes;
+// The same sums on 16 lanes where the CPU has AVX-512: the rows are long and contiguous,
+// unlike the tile kernels' lane groups, and each lane computes what conv11_fma's does, so
+// the bits are the same. The 320x240 training step measured 7.63 -> 7.45 ms with it, more
+// than the blur's own share (loss 0.97 -> 0.94 ms; the backward after it also ran faster,
+// 2.69 -> 2.56 ms, three alternating runs, for reasons not found).
+__attribute__((target("avx512f,avx512vl,avx2,fma,prefer-vector-width=512"))) void conv11_avx512(
+    float* dst, const float* const* src, const float* g, long n) {
+  conv11_impl(dst, src, g, n, [](float a, float b, float c) { return __builtin_fmaf(a, b, c); });
 }
+SsimBlur best_blur() {
+  static const SsimBlur best = !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? SsimBlur::kPlain
+                               : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+                                   ? SsimBlur::kAvx512
+                                   : SsimBlur::kFma;
+  return best;
+}
+#else
+SsimBlur best_blur() { return SsimBlur::kPlain; }
 #endif
 template <class T>
 inline void conv11_plain(T* dst, const T* const* src, const T* g, long n) {
@@ -80,9 +96,12 @@ inline void conv11_plain(T* dst, const T* const* src, const T* g, long n) {
 GLINT_SIMD_CLONES void conv11_unfused(float* dst, const float* const* src, const float* g, long n) {
   conv11_plain(dst, src, g, n);
 }
+std::atomic<int> g_blur_request{int(SsimBlur::kAuto)};
 void conv11(float* dst, const float* const* src, const float* g, long n) {
 #ifdef GLINT_FMA_BLUR
-  if (cpu_has_fma()) return conv11_fma(dst, src, g, n);
+  const SsimBlur b = active_ssim_blur();
+  if (b == SsimBlur::kAvx512) return conv11_avx512(dst, src, g, n);
+  if (b == SsimBlur::kFma) return conv11_fma(dst, src, g, n);
 #endif
   conv11_unfused(dst, src, g, n);
 }
@@ -299,6 +318,14 @@ double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const
 }
 
 }  // namespace
+
+void set_ssim_blur(SsimBlur b) { g_blur_request.store(int(b)); }
+
+SsimBlur active_ssim_blur() {
+  const auto want = SsimBlur(g_blur_request.load());
+  const SsimBlur best = best_blur();
+  return want == SsimBlur::kAuto || int(want) > int(best) ? best : want;
+}
 
 template <class T>
 double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetStats<T>* stats) {

@@ -26,6 +26,13 @@ struct SsimTargetStats {
   std::size_t bytes() const { return (mu.size() + e2.size()) * sizeof(T); }
 };
 
+// Which build of the float blur runs: by default (kAuto) the fastest the CPU has; tests
+// name one (a build the CPU lacks gives the next one down). kFma and kAvx512 give the same
+// bits; kPlain, for CPUs without FMA, rounds differently.
+enum class SsimBlur { kAuto, kPlain, kFma, kAvx512 };
+void set_ssim_blur(SsimBlur blur);
+SsimBlur active_ssim_blur();
+
 // Mean SSIM of interleaved images a and b (width w, height h, c channels). When grad_a is
 // given (same layout as a) it receives d(mean SSIM)/d(a). The mean is accumulated in double
 // in a fixed order, so the result does not depend on the thread count.
