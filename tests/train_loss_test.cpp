@@ -70,6 +70,38 @@ TEST(TrainLoss, GradientMatchesFiniteDifferences) {
 
 // Eight interleaved sums, tails of every length included: the same value as one running sum
 // up to rounding, and exact on integers.
+// The gradient folds L1 into SSIM's last pass: the same bits as L1's sign term minus lambda
+// times SSIM's gradient, taken apart; the value the same as without a gradient. Some
+// differences are exactly 0 (sign 0) and the image is large enough for threads.
+TEST(TrainLoss, FoldedGradientIsTheSameAsTakenApart) {
+  ImageF r(171, 97, 3), t(171, 97, 3);
+  random_pair(r, t, 9);
+  for (std::size_t i = 0; i < r.data.size(); i += 7) r.data[i] = t.data[i];
+  const LossOptions o{0.2f};
+  ImageF g;
+  const LossValue v = photometric_loss(r, t, &g, o);
+  const LossValue plain = photometric_loss(r, t, nullptr, o);
+  EXPECT_EQ(v.total, plain.total);
+  EXPECT_EQ(v.l1, plain.l1);
+  ImageF gs;
+  EXPECT_EQ(ssim(r, t, &gs), v.ssim);
+  const float l1_scale = (1.f - o.lambda_dssim) / float(r.data.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < r.data.size(); ++i) {
+    const float d = r.data[i] - t.data[i];
+    const float sign = float(d > 0.f) - float(d < 0.f);
+    differ += (l1_scale * sign - o.lambda_dssim * gs.data[i]) != g.data[i];
+  }
+  EXPECT_EQ(differ, 0u);
+  // without SSIM: the sign term alone
+  ImageF g0;
+  photometric_loss(r, t, &g0, LossOptions{0.f});
+  for (std::size_t i = 0; i < r.data.size(); i += 97) {
+    const float d = r.data[i] - t.data[i];
+    EXPECT_EQ(g0.data[i], (1.f / float(r.data.size())) * (float(d > 0.f) - float(d < 0.f)));
+  }
+}
+
 TEST(TrainLoss, RowSumMatchesARunningSum) {
   std::mt19937 gen(3);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

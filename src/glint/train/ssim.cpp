@@ -293,7 +293,7 @@ struct PaddedPlanes {
 // The mean of the SSIM map from its row sums and, when grad_a is given, the gradient.
 template <class T>
 double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const PaddedPlanes<T>& planes,
-                   const std::vector<double>& row_sums) {
+                   const std::vector<double>& row_sums, const SsimL1Fold<T>* fold) {
   const long count = static_cast<long>(w) * h * c;
   const long row = static_cast<long>(w) * c;
   double total = 0;
@@ -308,8 +308,19 @@ double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const
       const auto in = [&](int yy, int k, T*) { return planes.row(k, yy); };
       const auto out = [&](int y, const std::array<T*, 3>& m) {
         const long o = y * row;
-        for (long j = 0; j < row; ++j)
-          grad_a[o + j] = inv * (m[0][j] + 2 * a[o + j] * m[1][j] + b[o + j] * m[2][j]);
+        if (!fold) {
+          for (long j = 0; j < row; ++j)
+            grad_a[o + j] = inv * (m[0][j] + 2 * a[o + j] * m[1][j] + b[o + j] * m[2][j]);
+          return;
+        }
+        const T l1_scale = fold->l1_scale, lambda = fold->lambda;
+        for (long j = 0; j < row; ++j) {
+          const T g = inv * (m[0][j] + 2 * a[o + j] * m[1][j] + b[o + j] * m[2][j]);
+          const T d = a[o + j] - b[o + j];
+          const T sign = static_cast<T>(d > 0) - static_cast<T>(d < 0);
+          grad_a[o + j] = l1_scale * sign - lambda * g;
+        }
+        fold->l1_rows[y] = row_sum(row, [&](long j) { return std::fabs(static_cast<double>(a[o + j] - b[o + j])); });
       };
       blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
     });
@@ -328,7 +339,9 @@ SsimBlur active_ssim_blur() {
 }
 
 template <class T>
-double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetStats<T>* stats) {
+double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetStats<T>* stats,
+            const SsimL1Fold<T>* fold) {
+  if (fold && !grad_a) throw Error("ssim: an L1 fold needs a gradient");
   if (w <= 0 || h <= 0 || c <= 0) return 1.0;
   const long count = static_cast<long>(w) * h * c;
   const long row = static_cast<long>(w) * c;
@@ -363,7 +376,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
       };
       blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
     });
-    return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums);
+    return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold);
   }
   if (stats) {
     stats->w = w;
@@ -388,13 +401,16 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
     };
     blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
   });
-  return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums);
+  return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold);
 }
 
-template double ssim<float>(const float*, const float*, int, int, int, float*, SsimTargetStats<float>*);
-template double ssim<double>(const double*, const double*, int, int, int, double*, SsimTargetStats<double>*);
+template double ssim<float>(const float*, const float*, int, int, int, float*, SsimTargetStats<float>*,
+                            const SsimL1Fold<float>*);
+template double ssim<double>(const double*, const double*, int, int, int, double*, SsimTargetStats<double>*,
+                             const SsimL1Fold<double>*);
 
-double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a, SsimTargetStats<float>* stats) {
+double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a, SsimTargetStats<float>* stats,
+            const SsimL1Fold<float>* fold) {
   if (a.width != b.width || a.height != b.height || a.channels != b.channels ||
       a.data.size() != b.data.size())
     throw Error("ssim: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + "x" +
@@ -404,7 +420,7 @@ double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a, SsimTargetStats<fl
                  grad_a->data.size() != a.data.size()))
     *grad_a = ImageF(a.width, a.height, a.channels);
   return ssim<float>(a.data.data(), b.data.data(), a.width, a.height, a.channels,
-                     grad_a ? grad_a->data.data() : nullptr, stats);
+                     grad_a ? grad_a->data.data() : nullptr, stats, fold);
 }
 
 }  // namespace glint

@@ -33,17 +33,30 @@ enum class SsimBlur { kAuto, kPlain, kFma, kAvx512 };
 void set_ssim_blur(SsimBlur blur);
 SsimBlur active_ssim_blur();
 
+// The L1 term of the photometric loss, folded into the last pass of ssim()'s gradient
+// (photometric_loss): grad_a then receives l1_scale sign(a - b) - lambda d(mean SSIM)/d(a),
+// and l1_rows[y] the sum of |a - b| over row y in double (row_sum's order). The same values
+// as a pass of its own after ssim(), without reading and writing the images again.
+template <class T>
+struct SsimL1Fold {
+  T l1_scale, lambda;
+  double* l1_rows;  // [h]
+};
+
 // Mean SSIM of interleaved images a and b (width w, height h, c channels). When grad_a is
 // given (same layout as a) it receives d(mean SSIM)/d(a). The mean is accumulated in double
 // in a fixed order, so the result does not depend on the thread count.
 // stats, when given: filled for (w, h, c), they must be b's, and b's blur is read from them;
 // otherwise they are filled from this call. Either way the result has the same bits.
 // Instantiated for float (training) and double (evaluation, test references).
+// fold: only with grad_a.
 template <class T>
-double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a = nullptr, SsimTargetStats<T>* stats = nullptr);
+double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a = nullptr, SsimTargetStats<T>* stats = nullptr,
+            const SsimL1Fold<T>* fold = nullptr);
 
 // The same on ImageF; the images must have equal sizes (glint::Error otherwise). grad_a is
 // resized to match a.
-double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a = nullptr, SsimTargetStats<float>* stats = nullptr);
+double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a = nullptr, SsimTargetStats<float>* stats = nullptr,
+            const SsimL1Fold<float>* fold = nullptr);
 
 }  // namespace glint
