@@ -46,8 +46,14 @@ std::array<T, kSsimWindow> gaussian_window() {
 // FMA round the float blur differently, as they do the rasterizer's.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GLINT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+// The element-wise float loops (map, products, gradient rows): also an AVX-512 build, on 16
+// lanes. No FMA in any of them (this file is built without contraction), so all give the
+// same bits (the same SSIM values and gradient hashes as before them); the 320x240
+// training loss measured 0.92-0.93 -> 0.90-0.91 ms with them (six alternating runs).
+#define GLINT_WIDE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define GLINT_SIMD_CLONES
+#define GLINT_WIDE_CLONES
 #endif
 template <class T, class MulAdd>
 inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long n, MulAdd madd) {
@@ -142,7 +148,7 @@ inline void map_row_any(const T* const* m, T C1, T C2, long n, T* v, T* d_mu1, T
   else
     map_row_impl<false>(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
 }
-GLINT_SIMD_CLONES void map_row(const float* const* m, float C1, float C2, long n, float* v, float* d_mu1, float* d_e11,
+GLINT_WIDE_CLONES void map_row(const float* const* m, float C1, float C2, long n, float* v, float* d_mu1, float* d_e11,
                                float* d_e12) {
   map_row_any(m, C1, C2, n, v, d_mu1, d_e11, d_e12);
 }
@@ -254,7 +260,7 @@ void for_bands(int w, int h, int c, int planes, F&& f) {
 enum MomentPlane : int { kA, kB, kAA, kBB, kAB };
 // One row of plane `plane` from the rows ra of a and rb of b (the products made row by row).
 template <class T>
-void moment_row(int plane, const T* ra, const T* rb, long row, T* dst) {
+inline void moment_row_impl(int plane, const T* ra, const T* rb, long row, T* dst) {
   switch (plane) {
     case kA: std::copy(ra, ra + row, dst); break;
     case kB: std::copy(rb, rb + row, dst); break;
@@ -262,6 +268,38 @@ void moment_row(int plane, const T* ra, const T* rb, long row, T* dst) {
     case kBB: for (long j = 0; j < row; ++j) dst[j] = rb[j] * rb[j]; break;
     default: for (long j = 0; j < row; ++j) dst[j] = ra[j] * rb[j]; break;
   }
+}
+GLINT_WIDE_CLONES void moment_row(int plane, const float* ra, const float* rb, long row, float* dst) {
+  moment_row_impl(plane, ra, rb, row, dst);
+}
+void moment_row(int plane, const double* ra, const double* rb, long row, double* dst) {
+  moment_row_impl(plane, ra, rb, row, dst);
+}
+
+// One row of SSIM's gradient, inv (m0 + 2 a m1 + b m2) from the blurred derivative planes,
+// or with an L1 fold l1_scale sign(a - b) - lambda times that.
+template <class T>
+inline void grad_row_impl(T inv, const T* m0, const T* m1, const T* m2, const T* a, const T* b, long n, T* grad,
+                          const SsimL1Fold<T>* fold) {
+  if (!fold) {
+    for (long j = 0; j < n; ++j) grad[j] = inv * (m0[j] + 2 * a[j] * m1[j] + b[j] * m2[j]);
+    return;
+  }
+  const T l1_scale = fold->l1_scale, lambda = fold->lambda;
+  for (long j = 0; j < n; ++j) {
+    const T g = inv * (m0[j] + 2 * a[j] * m1[j] + b[j] * m2[j]);
+    const T d = a[j] - b[j];
+    const T sign = static_cast<T>(d > 0) - static_cast<T>(d < 0);
+    grad[j] = l1_scale * sign - lambda * g;
+  }
+}
+GLINT_WIDE_CLONES void grad_row(float inv, const float* m0, const float* m1, const float* m2, const float* a,
+                                const float* b, long n, float* grad, const SsimL1Fold<float>* fold) {
+  grad_row_impl(inv, m0, m1, m2, a, b, n, grad, fold);
+}
+void grad_row(double inv, const double* m0, const double* m1, const double* m2, const double* a, const double* b,
+              long n, double* grad, const SsimL1Fold<double>* fold) {
+  grad_row_impl(inv, m0, m1, m2, a, b, n, grad, fold);
 }
 
 // The three derivative planes of the SSIM map (d_mu1, d_e11, d_e12), laid out so that the
@@ -308,19 +346,9 @@ double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const
       const auto in = [&](int yy, int k, T*) { return planes.row(k, yy); };
       const auto out = [&](int y, const std::array<T*, 3>& m) {
         const long o = y * row;
-        if (!fold) {
-          for (long j = 0; j < row; ++j)
-            grad_a[o + j] = inv * (m[0][j] + 2 * a[o + j] * m[1][j] + b[o + j] * m[2][j]);
-          return;
-        }
-        const T l1_scale = fold->l1_scale, lambda = fold->lambda;
-        for (long j = 0; j < row; ++j) {
-          const T g = inv * (m[0][j] + 2 * a[o + j] * m[1][j] + b[o + j] * m[2][j]);
-          const T d = a[o + j] - b[o + j];
-          const T sign = static_cast<T>(d > 0) - static_cast<T>(d < 0);
-          grad_a[o + j] = l1_scale * sign - lambda * g;
-        }
-        fold->l1_rows[y] = row_sum(row, [&](long j) { return std::fabs(static_cast<double>(a[o + j] - b[o + j])); });
+        grad_row(inv, m[0], m[1], m[2], a + o, b + o, row, grad_a + o, fold);
+        if (fold)
+          fold->l1_rows[y] = row_sum(row, [&](long j) { return std::fabs(static_cast<double>(a[o + j] - b[o + j])); });
       };
       blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
     });
