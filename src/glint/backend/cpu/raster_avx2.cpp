@@ -15,7 +15,7 @@ namespace glint::cpu::avx2 {  // no AVX2 on this target: the portable kernels st
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { portable::forward_tile(a, tile, flags); }
 void compose_rows(const TileForwardArgs& a, int y0, int y1) { portable::compose_rows(a, y0, y1); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { portable::backward_tile(a, tile, flags); }
-std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return portable::tile_hits(s, r); }
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r, int first) { return portable::tile_hits(s, r, first); }
 void project_splats(const ProjectArgs& a, int threads) { portable::project_splats(a, threads); }
 std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out) {
   return portable::large_splat_tiles(a, i, out);

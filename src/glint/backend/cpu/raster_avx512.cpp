@@ -19,7 +19,7 @@ namespace glint::cpu::avx512 {  // no AVX-512 on this target: the next build dow
 void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { avx2::forward_tile(a, tile, flags); }
 void compose_rows(const TileForwardArgs& a, int y0, int y1) { avx2::compose_rows(a, y0, y1); }
 void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { avx2::backward_tile(a, tile, flags); }
-std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) { return avx2::tile_hits(s, r); }
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r, int first) { return avx2::tile_hits(s, r, first); }
 void project_splats(const ProjectArgs& a, int threads) { avx2::project_splats(a, threads); }
 std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out) {
   return avx2::large_splat_tiles(a, i, out);

@@ -928,10 +928,10 @@ void compose_rows(const TileForwardArgs& a, int y0, int y1) {
   }
 }
 
-std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) {
+std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r, int first) {
   // One tile whose pixel centres surround the mean: ellipse_hits_rect's `inside` case, so a
   // hit without the edge tests (a common case for small splats).
-  if (r.ntx * r.nty == 1 && float(r.x0) + 0.5f <= s.mx && s.mx <= float(r.x1) + 0.5f && float(r.y0) + 0.5f <= s.my &&
+  if (r.ntx * r.nty == 1 && first == 0 && float(r.x0) + 0.5f <= s.mx && s.mx <= float(r.x1) + 0.5f && float(r.y0) + 0.5f <= s.my &&
       s.my <= float(r.y1) + 0.5f)
     return 1;
   const render::PixelRect pr{r.x0, r.y0, r.x1, r.y1};
@@ -951,8 +951,9 @@ std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) {
     c0 = (a > bc(float(p0)) ? a : bc(float(p0))) + bc(0.5f);
     c1 = (b < bc(float(p1)) ? b : bc(float(p1))) + bc(0.5f);
   };
-  for (int base = 0; base < ntx * nty; base += LANES) {
-    const vf k = bc(float(base)) + lane;
+  const int n = std::min(ntx * nty - first, 64);
+  for (int base = 0; base < n; base += LANES) {
+    const vf k = bc(float(first + base)) + lane;
     // k / ntx rounded down: (k + 0.5) / ntx is at least 0.5 / ntx from an integer
     const vf j = __builtin_convertvector(__builtin_convertvector((k + bc(0.5f)) * bc(inv_ntx), vi), vf);
     const vf i = k - j * bc(float(ntx));
@@ -962,16 +963,14 @@ std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r) {
     const M8 hit = render::ellipse_hits_rect(prep, s.mx, s.my, F8(px0), F8(px1), F8(py0), F8(py1));
     bits |= std::uint64_t(lane_bits(hit)) << base;
   }
-  const int n = ntx * nty;
   if (n < 64) bits &= (std::uint64_t(1) << n) - 1;  // lanes past the rectangle
 #else
-  for (int j = 0; j < nty; ++j) {
+  const int end = std::min(ntx * nty, first + 64);
+  for (int k = first; k < end; ++k) {
     float py0, py1, px0, px1;
-    render::tile_centre_span(ty0 + j, pr.y0, pr.y1, py0, py1);
-    for (int i = 0; i < ntx; ++i) {
-      render::tile_centre_span(tx0 + i, pr.x0, pr.x1, px0, px1);
-      bits |= std::uint64_t(render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) << (j * ntx + i);
-    }
+    render::tile_centre_span(ty0 + k / ntx, pr.y0, pr.y1, py0, py1);
+    render::tile_centre_span(tx0 + k % ntx, pr.x0, pr.x1, px0, px1);
+    bits |= std::uint64_t(render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) << (k - first);
   }
 #endif
   return bits;

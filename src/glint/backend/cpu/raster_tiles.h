@@ -127,26 +127,27 @@ inline std::uint32_t mask_tiles(const TileHitMask& hm, int tiles_x, std::uint32_
   return o;
 }
 
-// tile_hits: which tiles of the range (ntx * nty <= 64) the splat's cut ellipse can reach
-// (render::ellipse_hits_rect on the pixel centres of each tile inside the box), as bits
-// (ty - ty0) * ntx + (tx - tx0).
+// tile_hits: which of the range's tiles k = (ty - ty0) * ntx + (tx - tx0) in
+// [first, first + 64) the splat's cut ellipse can reach (render::ellipse_hits_rect on the
+// pixel centres of each tile inside the box), as bit k - first. One call covers a range of
+// at most 64 tiles; larger ranges take one call per 64.
 namespace portable {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void compose_rows(const TileForwardArgs&, int y0, int y1);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
+std::uint64_t tile_hits(const SplatPacked&, const TileRange&, int first = 0);
 }  // namespace portable
 namespace avx2 {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void compose_rows(const TileForwardArgs&, int y0, int y1);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
+std::uint64_t tile_hits(const SplatPacked&, const TileRange&, int first = 0);
 }  // namespace avx2
 namespace avx512 {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void compose_rows(const TileForwardArgs&, int y0, int y1);
 void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, const TileRange&);
+std::uint64_t tile_hits(const SplatPacked&, const TileRange&, int first = 0);
 }  // namespace avx512
 
 }  // namespace glint::cpu

@@ -34,19 +34,17 @@ inline TileRange tile_range(const SplatPacked& s, int width, int height) {
 }
 
 // Calls f(tile) for every tile of the range r (tile_range) whose pixel centres the splat's
-// cut ellipse can reach, in row-major tile order: the same test as tile_hits, for ranges of
-// more than 64 tiles.
+// cut ellipse can reach, in row-major tile order: tile_hits 64 tiles at a time, for ranges
+// of more than 64 tiles (projection counts them, the binning lists them). Tested one tile
+// at a time, these large splats' tiles took 1.5% of the shapes_colmap training step.
 template <class F>
 inline void for_each_tile(const SplatPacked& s, const TileRange& r, int tiles_x, F&& f) {
-  const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
-  for (int ty = r.ty0; ty < r.ty0 + r.nty; ++ty) {
-    float py0, py1, px0, px1;
-    render::tile_centre_span(ty, r.y0, r.y1, py0, py1);
-    for (int tx = r.tx0; tx < r.tx0 + r.ntx; ++tx) {
-      render::tile_centre_span(tx, r.x0, r.x1, px0, px1);
-      if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) f(ty * tiles_x + tx);
+  const int n = r.ntx * r.nty;
+  for (int first = 0; first < n; first += 64)
+    for (std::uint64_t bits = tile_hits(s, r, first); bits != 0; bits &= bits - 1) {
+      const int k = first + __builtin_ctzll(bits);
+      f((r.ty0 + k / r.ntx) * tiles_x + r.tx0 + k % r.ntx);
     }
-  }
 }
 
 inline int tiles_across(int width) { return (width + render::kTileSize - 1) / render::kTileSize; }
