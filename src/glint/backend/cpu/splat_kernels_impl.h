@@ -36,7 +36,7 @@ inline TileRange tile_range(const SplatPacked& s, int width, int height) {
 // Calls f(tile) for every tile of the range r (tile_range) whose pixel centres the splat's
 // cut ellipse can reach, in row-major tile order: tile_hits 64 tiles at a time, for ranges
 // of more than 64 tiles (projection counts them, the binning lists them). Tested one tile
-// at a time, these large splats' tiles took 1.5% of the shapes_colmap training step.
+// at a time, the shapes_colmap training forward took 1.25 ms against 1.19 now.
 template <class F>
 inline void for_each_tile(const SplatPacked& s, const TileRange& r, int tiles_x, F&& f) {
   const int n = r.ntx * r.nty;
