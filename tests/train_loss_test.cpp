@@ -93,9 +93,11 @@ TEST(TrainLoss, FoldedGradientIsTheSameAsTakenApart) {
     differ += (l1_scale * sign - o.lambda_dssim * gs.data[i]) != g.data[i];
   }
   EXPECT_EQ(differ, 0u);
-  // without SSIM: the sign term alone
+  // without SSIM: the sign term alone, into a fresh buffer and into g (kept, overwritten)
   ImageF g0;
   photometric_loss(r, t, &g0, LossOptions{0.f});
+  photometric_loss(r, t, &g, LossOptions{0.f});
+  EXPECT_EQ(g.data, g0.data);
   for (std::size_t i = 0; i < r.data.size(); i += 97) {
     const float d = r.data[i] - t.data[i];
     EXPECT_EQ(g0.data[i], (1.f / float(r.data.size())) * (float(d > 0.f) - float(d < 0.f)));

@@ -36,7 +36,10 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
     out.ssim = ssim(render, target, grad, ssim_stats, &fold);
   } else {
     out.ssim = lambda != 0.f ? ssim(render, target, nullptr, ssim_stats) : 0.0;
-    if (grad) *grad = ImageF(render.width, render.height, render.channels);
+    // every value of grad is written below: a buffer of the right size is kept as it is
+    if (grad && (grad->width != render.width || grad->height != render.height ||
+                 grad->channels != render.channels || grad->data.size() != render.data.size()))
+      *grad = ImageF(render.width, render.height, render.channels);
     const float* x = render.data.data();
     const float* y = target.data.data();
     float* g = grad ? grad->data.data() : nullptr;

@@ -325,7 +325,6 @@ struct PaddedPlanes {
     }
   }
   T* row_of(int k, int y) const { return base + k * plane + border + y * pitch; }
-  const T* row(int k, int y) const { return row_of(k, y); }
 };
 
 // The mean of the SSIM map from its row sums and, when grad_a is given, the gradient.
@@ -343,7 +342,7 @@ double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const
     // the blur is self-adjoint (symmetric window, zero padding).
     const T inv = static_cast<T>(1.0 / static_cast<double>(count));
     for_bands<T>(w, h, c, 3, [&](int y0, int y1, const BlurScratch<T>& sc) {
-      const auto in = [&](int yy, int k, T*) { return planes.row(k, yy); };
+      const auto in = [&](int yy, int k, T*) { return static_cast<const T*>(planes.row_of(k, yy)); };
       const auto out = [&](int y, const std::array<T*, 3>& m) {
         const long o = y * row;
         grad_row(inv, m[0], m[1], m[2], a + o, b + o, row, grad_a + o, fold);

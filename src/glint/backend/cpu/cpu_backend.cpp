@@ -162,34 +162,34 @@ void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& tmp, 
                 std::uint32_t max_key, int threads) {
   const std::size_t n = a.size();
   tmp.resize(n);
-  const int kBits = n < 65536 ? 8 : 11, kBuckets = 1 << kBits;
+  const int digit_bits = n < 65536 ? 8 : 11, buckets = 1 << digit_bits;
   const int nchunks = threads <= 1 ? 1 : std::max(1, std::min(threads * 2, int(n / 32768)));
   const std::size_t chunk = (n + std::size_t(nchunks) - 1) / std::size_t(nchunks);
-  hist.resize(std::size_t(nchunks) * kBuckets);
-  for (int bit = 0; bit < 32 && (max_key >> bit) != 0; bit += kBits) {
+  hist.resize(std::size_t(nchunks) * buckets);
+  for (int bit = 0; bit < 32 && (max_key >> bit) != 0; bit += digit_bits) {
     const int shift = 32 + bit;
     const std::uint64_t* in = a.data();
     std::uint64_t* out = tmp.data();
     parallel_for_chunks(nchunks, threads, [&](int c) {
-      std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
-      std::fill(h, h + kBuckets, 0u);
+      std::uint32_t* h = hist.data() + std::size_t(c) * buckets;
+      std::fill(h, h + buckets, 0u);
       const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
-      for (std::size_t i = b; i < e; ++i) ++h[(in[i] >> shift) & (kBuckets - 1)];
+      for (std::size_t i = b; i < e; ++i) ++h[(in[i] >> shift) & (buckets - 1)];
     });
     std::uint32_t sum = 0;
-    for (int d = 0; d < kBuckets; ++d)
+    for (int d = 0; d < buckets; ++d)
       for (int c = 0; c < nchunks; ++c) {
-        std::uint32_t& h = hist[std::size_t(c) * kBuckets + std::size_t(d)];
+        std::uint32_t& h = hist[std::size_t(c) * buckets + std::size_t(d)];
         const std::uint32_t v = h;
         h = sum;
         sum += v;
       }
     parallel_for_chunks(nchunks, threads, [&](int c) {
-      std::uint32_t* h = hist.data() + std::size_t(c) * kBuckets;
+      std::uint32_t* h = hist.data() + std::size_t(c) * buckets;
       const std::size_t b = std::size_t(c) * chunk, e = std::min(n, b + chunk);
       for (std::size_t i = b; i < e; ++i) {
         const std::uint64_t x = in[i];
-        out[h[(x >> shift) & (kBuckets - 1)]++] = x;
+        out[h[(x >> shift) & (buckets - 1)]++] = x;
       }
     });
     a.swap(tmp);

@@ -129,8 +129,8 @@ inline std::uint32_t mask_tiles(const TileHitMask& hm, int tiles_x, std::uint32_
 
 // tile_hits: which of the range's tiles k = (ty - ty0) * ntx + (tx - tx0) in
 // [first, first + 64) the splat's cut ellipse can reach (render::ellipse_hits_rect on the
-// pixel centres of each tile inside the box), as bit k - first. One call covers a range of
-// at most 64 tiles; larger ranges take one call per 64.
+// pixel centres of each tile inside the box), as bit k - first; first < ntx * nty. One call
+// covers a range of at most 64 tiles; larger ranges take one call per 64.
 namespace portable {
 void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
 void compose_rows(const TileForwardArgs&, int y0, int y1);
