@@ -370,7 +370,6 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
             const SsimL1Fold<T>* fold) {
   if (fold && !grad_a) throw Error("ssim: an L1 fold needs a gradient");
   if (w <= 0 || h <= 0 || c <= 0) return 1.0;
-  const long count = static_cast<long>(w) * h * c;
   const long row = static_cast<long>(w) * c;
   const T C1 = static_cast<T>(kSsimC1), C2 = static_cast<T>(kSsimC2);
 
@@ -406,11 +405,8 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
     return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold);
   }
   if (stats) {
-    stats->w = w;
-    stats->h = h;
-    stats->c = c;
-    stats->mu.resize(static_cast<std::size_t>(count));
-    stats->e2.resize(static_cast<std::size_t>(count));
+    fill_ssim_target_stats(b, w, h, c, *stats);
+    return ssim(a, b, w, h, c, grad_a, stats, fold);
   }
   // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
   // each output row.
@@ -419,18 +415,37 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
       moment_row(k, a + yy * row, b + yy * row, row, dst);
       return static_cast<const T*>(dst);
     };
-    const auto out = [&](int y, const std::array<T*, 5>& m) {
-      if (stats) {
-        std::copy(m[1], m[1] + row, stats->mu.data() + y * row);
-        std::copy(m[3], m[3] + row, stats->e2.data() + y * row);
-      }
-      map_out(y, sc, m.data());
-    };
+    const auto out = [&](int y, const std::array<T*, 5>& m) { map_out(y, sc, m.data()); };
     blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
   });
   return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold);
 }
 
+template <class T>
+void fill_ssim_target_stats(const T* b, int w, int h, int c, SsimTargetStats<T>& stats) {
+  const long row = static_cast<long>(w) * c;
+  const auto count = static_cast<std::size_t>(row * h);
+  stats.w = w;
+  stats.h = h;
+  stats.c = c;
+  stats.mu.resize(count);
+  stats.e2.resize(count);
+  if (count == 0) return;
+  for_bands<T>(w, h, c, 2, [&](int y0, int y1, const BlurScratch<T>& sc) {
+    const auto in = [&](int yy, int k, T* dst) {
+      moment_row(k == 0 ? kB : kBB, b + yy * row, b + yy * row, row, dst);
+      return static_cast<const T*>(dst);
+    };
+    const auto out = [&](int y, const std::array<T*, 2>& m) {
+      std::copy(m[0], m[0] + row, stats.mu.data() + y * row);
+      std::copy(m[1], m[1] + row, stats.e2.data() + y * row);
+    };
+    blur_band<T, 2>(y0, y1, w, h, c, sc, in, out);
+  });
+}
+
+template void fill_ssim_target_stats<float>(const float*, int, int, int, SsimTargetStats<float>&);
+template void fill_ssim_target_stats<double>(const double*, int, int, int, SsimTargetStats<double>&);
 template double ssim<float>(const float*, const float*, int, int, int, float*, SsimTargetStats<float>*,
                             const SsimL1Fold<float>*);
 template double ssim<double>(const double*, const double*, int, int, int, double*, SsimTargetStats<double>*,

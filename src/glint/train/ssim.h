@@ -26,6 +26,11 @@ struct SsimTargetStats {
   std::size_t bytes() const { return (mu.size() + e2.size()) * sizeof(T); }
 };
 
+// Fills stats with the blurred moments of image b (width w, height h, c channels): the
+// same bits as ssim(a, b, ..., &stats) would leave there, from two blurs instead of five.
+template <class T>
+void fill_ssim_target_stats(const T* b, int w, int h, int c, SsimTargetStats<T>& stats);
+
 // Which build of the float blur runs: by default (kAuto) the fastest the CPU has; tests
 // name one (a build the CPU lacks gives the next one down). kFma and kAvx512 give the same
 // bits; kPlain, for CPUs without FMA, rounds differently.

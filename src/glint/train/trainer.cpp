@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -46,6 +47,7 @@ Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& b
       rng_(options.seed) {
   if (dataset.train.empty()) throw Error(dataset.root, "no training views");
   means_lr_ = position_lr_schedule(options_.lr, dataset.radius);
+  fill_ssim_targets();
 }
 
 void Trainer::restore(TrainCheckpoint ckp, const std::string& what) {
@@ -123,16 +125,42 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }
 }  // namespace
 
+void Trainer::fill_ssim_targets() {
+  // (with lambda 0 the loss takes no SSIM; over a random background the target changes
+  // every step)
+  if (options_.random_background || options_.loss.lambda_dssim == 0.f) return;
+  const std::size_t n = dataset_.train.size();
+  ssim_stats_.assign(n, {});
+  const std::size_t budget = options_.ssim_cache_mb << 20;
+  std::size_t kept = 0;  // views 0..kept-1 get their blurs while the budget lasts
+  for (; kept < n; ++kept) {
+    const Camera& cam = dataset_.train[kept].camera;
+    const std::size_t need = 2 * 3 * sizeof(float) * static_cast<std::size_t>(cam.width) * cam.height;
+    if (ssim_stats_bytes_ + need > budget) break;
+    ssim_stats_bytes_ += need;
+  }
+  // One view per thread (the blur of one small image does not pay for splitting it).
+  std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long i = 0; i < static_cast<long>(kept); ++i) {
+    try {
+      const std::shared_ptr<const Image8> image = cache_.get(static_cast<std::size_t>(i));
+      ImageF target;
+      composite_float_into(*image, dataset_.background, target);
+      fill_ssim_target_stats(target.data.data(), target.width, target.height, target.channels,
+                             ssim_stats_[static_cast<std::size_t>(i)]);
+    } catch (...) {
+#pragma omp critical(glint_fill_ssim_targets)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
 SsimTargetStats<float>* Trainer::ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target) {
-  // (with lambda 0 the loss takes no SSIM: the stats would be counted and never filled)
-  if (!fixed_target || options_.loss.lambda_dssim == 0.f) return nullptr;
-  if (ssim_stats_.size() != dataset_.train.size()) ssim_stats_.resize(dataset_.train.size());
+  if (!fixed_target || view >= ssim_stats_.size()) return nullptr;
   SsimTargetStats<float>& st = ssim_stats_[view];
-  if (st.filled_for(target.width, target.height, target.channels)) return &st;
-  const std::size_t need = 2 * target.data.size() * sizeof(float);
-  if (ssim_stats_bytes_ + need > (options_.ssim_cache_mb << 20)) return nullptr;
-  ssim_stats_bytes_ += need;  // ssim() fills them in this step
-  return &st;
+  return st.filled_for(target.width, target.height, target.channels) ? &st : nullptr;
 }
 
 StepResult Trainer::step() {
