@@ -1,6 +1,7 @@
 // Training-step benchmark: runs glint's 3DGS training loop (ADC, the `glint train`
 // defaults) on the shared `shapes` scene and prints ms per step, split by phase.
-//   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR]
+//   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW]
+// --only runs one row: colmap, 200x200, 320x240 or sh3 (to profile one configuration).
 // Two configurations:
 //   shapes_colmap  200x200, the same views in COLMAP form with its 836 triangulated points
 //   200x200  the shapes scene as stored (50 views, 20k initial points from points3d.ply)
@@ -135,17 +136,24 @@ void run(const std::string& label, const std::string& dir, int steps, int warmup
 int main(int argc, char** argv) {
   int steps = 200, warmup = 20, threads = 0;
   std::string dataset = std::string(GLINT_SHARED_DATASETS) + "/shapes";
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--warmup" && i + 1 < argc) warmup = std::max(0, std::atoi(argv[++i]));
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (a == "--dataset" && i + 1 < argc) dataset = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR]\n");
+      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW]\n");
       return 2;
     }
   }
+  if (!only.empty() && only != "colmap" && only != "200x200" && only != "320x240" && only != "sh3") {
+    std::fprintf(stderr, "bench_train_step: --only takes colmap, 200x200, 320x240 or sh3, not '%s'\n", only.c_str());
+    return 2;
+  }
+  const auto want = [&](const char* row) { return only.empty() || only == row; };
   if (!fs::exists(fs::path(dataset) / "transforms_train.json")) {
     std::printf("dataset %s not found; nothing to measure\n", dataset.c_str());
     return 0;
@@ -157,10 +165,11 @@ int main(int argc, char** argv) {
               "loss", "backward", "stats", "adam", "densify", "cpu ms",
               "start ms");
   const fs::path colmap = fs::path(dataset).parent_path() / "shapes_colmap";
-  if (fs::exists(colmap)) run("shapes_colmap", colmap.string(), steps, warmup, threads);
-  run("shapes", dataset, steps, warmup, threads);
+  if (want("colmap") && fs::exists(colmap)) run("shapes_colmap", colmap.string(), steps, warmup, threads);
+  if (want("200x200")) run("shapes", dataset, steps, warmup, threads);
+  if (!want("320x240") && !want("sh3")) return 0;
   const std::string resized = make_resized_copy(dataset, 320, 240);
-  run("shapes", resized, steps, warmup, threads);
-  run("shapes SH3", resized, steps, warmup, threads, 1);
+  if (want("320x240")) run("shapes", resized, steps, warmup, threads);
+  if (want("sh3")) run("shapes SH3", resized, steps, warmup, threads, 1);
   return 0;
 }
