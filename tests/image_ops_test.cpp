@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "glint/core/error.h"
 #include "glint/io/image_io.h"
 #include "glint/io/image_ops.h"
 #include "support/scene_builder.h"
@@ -79,4 +80,22 @@ TEST(ImageIo, PngRoundTrip) {
   EXPECT_EQ(back.data, img.data);
   ImageInfo info = read_image_info(dir.str("x.png"));
   EXPECT_EQ(info.height, 7);
+}
+
+TEST(ImageIo, TruncatedPngNamesFileAndReason) {
+  // Cut inside the pixel data: the header still reads, the decode fails, and stb gives an
+  // empty reason for it, so the message must supply one.
+  test::TempDir dir;
+  const std::string png = encode_png(test::pattern_image(64, 64, 3, 2));
+  test::write_file(dir.str("cut.png"), png.substr(0, png.size() / 2));
+  EXPECT_EQ(read_image_info(dir.str("cut.png")).width, 64);
+  try {
+    read_image(dir.str("cut.png"));
+    FAIL() << "a truncated PNG decoded";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cut.png"), std::string::npos) << what;
+    EXPECT_EQ(what.find("()"), std::string::npos) << what;
+    EXPECT_NE(what.find("cannot decode image ("), std::string::npos) << what;
+  }
 }

@@ -91,6 +91,29 @@ TEST(TrainE2E, KeptSsimBlursChangeNothing) {
   expect_same_model(kept.model(), none.model());
 }
 
+TEST(TrainE2E, TruncatedTrainingImageStopsTheStartNamingTheFirst) {
+  // Images decoded on demand (no budget to preload them): the trainer's start, which blurs
+  // every view's SSIM target, meets the truncated files and names the first in view order.
+  TempDir d;
+  std::filesystem::copy(kDemo, d.path() / "demo", std::filesystem::copy_options::recursive);
+  // headers intact (the dataset loads: it reads only the sizes), pixel data cut short
+  for (const char* name : {"demo/train/r_2.png", "demo/train/r_7.png"})
+    write_file(d.str(name), read_file(d.str(name)).substr(0, 200));
+  DatasetOptions dopt;
+  dopt.downscale = 4;
+  const Dataset data = load_dataset(d.str("demo"), dopt);
+  ImageCache images(data, data.train, 0);
+  auto backend = make_cpu_backend(2);
+  try {
+    Trainer t(data, quick_options(Strategy::kAdc), *backend, images);
+    FAIL() << "a broken training image was not reported";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("r_2.png"), std::string::npos) << what;
+    EXPECT_NE(what.find("cannot decode image"), std::string::npos) << what;
+  }
+}
+
 TEST(TrainE2E, ResumeRejectsOtherOptions) {
   SmallDemo d;
   TrainOptions o = quick_options(Strategy::kAdc);

@@ -11,6 +11,13 @@ namespace glint {
 
 namespace {
 
+// stb's reason for its last failure on this thread; it gives none for some broken files
+// (a PNG cut short inside its pixel data: an empty string).
+std::string stb_reason() {
+  const char* r = stbi_failure_reason();
+  return r && *r ? r : "corrupt or truncated data";
+}
+
 void check_exists(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(path, "image file is missing");
@@ -22,7 +29,7 @@ ImageInfo read_image_info(const std::string& path) {
   check_exists(path);
   ImageInfo info;
   if (!stbi_info(path.c_str(), &info.width, &info.height, &info.channels))
-    throw Error(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
+    throw Error(path, "not a readable image (" + stb_reason() + ")");
   return info;
 }
 
@@ -30,7 +37,7 @@ Image8 read_image(const std::string& path) {
   check_exists(path);
   int w = 0, h = 0, c = 0;
   unsigned char* pixels = stbi_load(path.c_str(), &w, &h, &c, 0);
-  if (!pixels) throw Error(path, std::string("cannot decode image (") + stbi_failure_reason() + ")");
+  if (!pixels) throw Error(path, "cannot decode image (" + stb_reason() + ")");
   Image8 img;
   img.width = w;
   img.height = h;

@@ -139,22 +139,24 @@ void Trainer::fill_ssim_targets() {
     if (ssim_stats_bytes_ + need > budget) break;
     ssim_stats_bytes_ += need;
   }
-  // One view per thread (the blur of one small image does not pay for splitting it).
-  std::exception_ptr error;
+  // One view per thread (the blur of one small image does not pay for splitting it). A
+  // view's image that fails to load stops the run here, the first such view in view order
+  // named, whichever thread met it first.
+  std::vector<std::exception_ptr> errors(kept);
 #pragma omp parallel for schedule(dynamic, 1)
   for (long i = 0; i < static_cast<long>(kept); ++i) {
+    const auto v = static_cast<std::size_t>(i);
     try {
-      const std::shared_ptr<const Image8> image = cache_.get(static_cast<std::size_t>(i));
+      const std::shared_ptr<const Image8> image = cache_.get(v);
       ImageF target;
       composite_float_into(*image, dataset_.background, target);
-      fill_ssim_target_stats(target.data.data(), target.width, target.height, target.channels,
-                             ssim_stats_[static_cast<std::size_t>(i)]);
+      fill_ssim_target_stats(target.data.data(), target.width, target.height, target.channels, ssim_stats_[v]);
     } catch (...) {
-#pragma omp critical(glint_fill_ssim_targets)
-      if (!error) error = std::current_exception();
+      errors[v] = std::current_exception();
     }
   }
-  if (error) std::rethrow_exception(error);
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 SsimTargetStats<float>* Trainer::ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target) {
