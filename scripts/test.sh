@@ -32,6 +32,7 @@ if [ -n "$nvcc_bin" ]; then
 else
   echo "== nvcc not found: skipping the device-code compile check of src/glint/render/"
 fi
+echo "== Release stage done at $SECONDS s"
 [ "$quick" = 1 ] && exit 0
 
 echo "== Sanitizer build (ASan + UBSan) and tests"
@@ -41,6 +42,7 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -E "${GLINT_ASAN_EXCLUDE:-^$}"
 
+echo "== Sanitizer stage done at $SECONDS s"
 echo "== Fuzzing (${FUZZ_SECONDS:-30} s per target)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
-echo "== All checks passed"
+echo "== All checks passed in $SECONDS s"
