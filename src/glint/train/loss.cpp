@@ -55,9 +55,7 @@ LossValue photometric_loss(const ImageF& render, const ImageF& target, ImageF* g
           const float sign = static_cast<float>(d > 0.f) - static_cast<float>(d < 0.f);
           g[j] = l1_scale * sign;
         }
-      const float* xr = x + r * row;
-      const float* yr = y + r * row;
-      row_sums[r] = row_sum(row, [&](long j) { return std::fabs(static_cast<double>(xr[j] - yr[j])); });
+      row_sums[r] = abs_diff_row_sum(x + r * row, y + r * row, row);
     }
   }
   double total = 0;

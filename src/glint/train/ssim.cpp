@@ -347,7 +347,7 @@ double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const
         const long o = y * row;
         grad_row(inv, m[0], m[1], m[2], a + o, b + o, row, grad_a + o, fold);
         if (fold)
-          fold->l1_rows[y] = row_sum(row, [&](long j) { return std::fabs(static_cast<double>(a[o + j] - b[o + j])); });
+          fold->l1_rows[y] = abs_diff_row_sum(a + o, b + o, row);
       };
       blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
     });

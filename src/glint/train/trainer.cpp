@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
 #include <cmath>
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
@@ -132,12 +132,12 @@ void Trainer::fill_ssim_targets() {
   const std::size_t n = dataset_.train.size();
   ssim_stats_.assign(n, {});
   const std::size_t budget = options_.ssim_cache_mb << 20;
-  std::size_t kept = 0;  // views 0..kept-1 get their blurs while the budget lasts
+  std::size_t kept = 0, bytes = 0;  // views 0..kept-1 get their blurs while the budget lasts
   for (; kept < n; ++kept) {
     const Camera& cam = dataset_.train[kept].camera;
     const std::size_t need = 2 * 3 * sizeof(float) * static_cast<std::size_t>(cam.width) * cam.height;
-    if (ssim_stats_bytes_ + need > budget) break;
-    ssim_stats_bytes_ += need;
+    if (bytes + need > budget) break;
+    bytes += need;
   }
   // One view per thread (the blur of one small image does not pay for splitting it). A
   // view's image that fails to load stops the run here, the first such view in view order

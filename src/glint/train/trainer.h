@@ -106,9 +106,8 @@ class Trainer {
   // per-step scratch kept across steps (no allocation in the steady state)
   ImageF target_;  // the step's image over its background
   // per training view: its target's SSIM blurs at full resolution over the dataset's
-  // background, for the first views while ssim_stats_bytes_ stays within ssim_cache_mb
+  // background, for the first views that fit in ssim_cache_mb (fill_ssim_targets)
   std::vector<SsimTargetStats<float>> ssim_stats_;
-  std::size_t ssim_stats_bytes_ = 0;
   ImageF d_rgb_;
   RenderOutput out_;  // the step's render, its images reused by the next step
   std::vector<float> radii_;
