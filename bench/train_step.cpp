@@ -1,7 +1,9 @@
 // Training-step benchmark: runs glint's 3DGS training loop (ADC, the `glint train`
 // defaults) on the shared `shapes` scene and prints ms per step, split by phase.
-//   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW]
+//   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows]
 // --only runs one row: colmap, 200x200, 320x240 or sh3 (to profile one configuration).
+// --windows times steps warmup+1 .. warmup+steps against the next `steps` steps, in turns
+// within one process (run_windows says why).
 // Two configurations:
 //   shapes_colmap  200x200, the same views in COLMAP form with its 836 triangulated points
 //   200x200  the shapes scene as stored (50 views, 20k initial points from points3d.ply)
@@ -131,12 +133,60 @@ void run(const std::string& label, const std::string& dir, int steps, int warmup
   std::fflush(stdout);
 }
 
+// --windows: two trainers of the same row, one stepping through warmup+1 .. warmup+steps
+// ("early") and one `steps` further on ("late"), stepped in turns (A B B A ...) so that both
+// windows run on the same machine from millisecond to millisecond. On a shared machine whose
+// speed drifts by tens of percent between runs (docs/BENCHMARKS.md, sessions 11 and 12), two
+// separate runs cannot compare the windows; in turns their ratio holds to about a percent.
+void run_windows(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
+                 long sh_degree_every = 0) {
+  Dataset data = load_dataset(dir);
+  ImageCache cache(data, data.train, std::size_t(1) << 30);
+  cache.preload_if_fits();
+  TrainOptions opt;
+  opt.steps = warmup + 2 * steps;
+  if (sh_degree_every > 0) opt.sh_degree_every = sh_degree_every;
+  auto backend_early = make_cpu_backend(threads), backend_late = make_cpu_backend(threads);
+  Trainer early(data, opt, *backend_early, cache), late(data, opt, *backend_late, cache);
+  for (int i = 0; i < warmup; ++i) early.step();
+  for (int i = 0; i < warmup + steps; ++i) late.step();
+  Trainer* trainer[2] = {&early, &late};
+  Sums sum[2];
+  std::vector<double> ms[2];
+  for (int i = 0; i < 2 * steps; ++i) {
+    const int w = (i % 4 == 1 || i % 4 == 2) ? 1 : 0;
+    const double t0 = wall_ms();
+    const StepResult r = trainer[w]->step();
+    ms[w].push_back(wall_ms() - t0);
+    sum[w].total += ms[w].back();
+    sum[w].fwd += r.ms_forward;
+    sum[w].loss += r.ms_loss;
+    sum[w].bwd += r.ms_backward;
+  }
+  // late / early over each A B B A block: a step that the machine stalled counts in one
+  // block only, where in the sums it moves the ratio
+  std::vector<double> ratio;
+  for (std::size_t j = 0; j + 1 < ms[0].size() && j + 1 < ms[1].size(); j += 2)
+    ratio.push_back((ms[1][j] + ms[1][j + 1]) / (ms[0][j] + ms[0][j + 1]));
+  std::sort(ratio.begin(), ratio.end());
+  const View& v = data.train.front();
+  const double k = 1.0 / steps;
+  for (int w = 0; w < 2; ++w)
+    std::printf("%-14s %5dx%-4d steps %4d-%-4d %9.2f %9.2f %9.2f %9.2f\n", label.c_str(), v.camera.width, v.camera.height,
+                warmup + 1 + w * steps, warmup + (w + 1) * steps, sum[w].total * k, sum[w].fwd * k, sum[w].loss * k,
+                sum[w].bwd * k);
+  std::printf("%-14s late / early: %.3f (sums), %.3f (median of %zu A B B A blocks)\n", label.c_str(),
+              sum[1].total / sum[0].total, ratio.empty() ? 0.0 : ratio[ratio.size() / 2], ratio.size());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int steps = 200, warmup = 20, threads = 0;
   std::string dataset = std::string(GLINT_SHARED_DATASETS) + "/shapes";
   std::string only;
+  bool windows = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
@@ -144,8 +194,9 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (a == "--dataset" && i + 1 < argc) dataset = argv[++i];
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--windows") windows = true;
     else {
-      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW]\n");
+      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows]\n");
       return 2;
     }
   }
@@ -161,15 +212,23 @@ int main(int argc, char** argv) {
   std::printf("glint training step benchmark  threads=%d  steps=%d (after %d warm-up)  simd=%s\n",
               threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
               cpu_simd_name(active_cpu_simd()));
-  std::printf("%-14s %10s %7s %7s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scene", "size", "splats", "inst/K", "steps/K", "ms/step", "forward",
-              "loss", "backward", "stats", "adam", "densify", "cpu ms",
-              "start ms");
+  if (windows)
+    std::printf("%-14s %10s %15s %9s %9s %9s %9s\n", "scene", "size", "window", "ms/step", "forward", "loss", "backward");
+  else
+    std::printf("%-14s %10s %7s %7s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scene", "size", "splats", "inst/K",
+                "steps/K", "ms/step", "forward", "loss", "backward", "stats", "adam", "densify", "cpu ms", "start ms");
+  const auto row = [&](const std::string& label, const std::string& dir, long sh_every) {
+    if (windows)
+      run_windows(label, dir, steps, warmup, threads, sh_every);
+    else
+      run(label, dir, steps, warmup, threads, sh_every);
+  };
   const fs::path colmap = fs::path(dataset).parent_path() / "shapes_colmap";
-  if (want("colmap") && fs::exists(colmap)) run("shapes_colmap", colmap.string(), steps, warmup, threads);
-  if (want("200x200")) run("shapes", dataset, steps, warmup, threads);
+  if (want("colmap") && fs::exists(colmap)) row("shapes_colmap", colmap.string(), 0);
+  if (want("200x200")) row("shapes", dataset, 0);
   if (!want("320x240") && !want("sh3")) return 0;
   const std::string resized = make_resized_copy(dataset, 320, 240);
-  if (want("320x240")) run("shapes", resized, steps, warmup, threads);
-  if (want("sh3")) run("shapes SH3", resized, steps, warmup, threads, 1);
+  if (want("320x240")) row("shapes", resized, 0);
+  if (want("sh3")) row("shapes SH3", resized, 1);
   return 0;
 }
