@@ -87,19 +87,28 @@ struct Sums {
   double fwd = 0, loss = 0, bwd = 0, stats = 0, opt = 0, dens = 0, total = 0, cpu = 0;
 };
 
+// A row's dataset with its images decoded, and the training options of its runs.
 // sh_degree_every: the SH schedule (0: the default, degree 0 for these first steps; 1:
 // degree 3 from step 3, the cost of the later part of a run).
+struct RowData {
+  Dataset data;
+  ImageCache cache;  // refers to data
+  TrainOptions opt;
+  RowData(const std::string& dir, long steps, long sh_degree_every)
+      : data(load_dataset(dir)), cache(data, data.train, std::size_t(1) << 30) {
+    cache.preload_if_fits();
+    opt.steps = steps;
+    if (sh_degree_every > 0) opt.sh_degree_every = sh_degree_every;
+  }
+};
+
 void run(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
          long sh_degree_every = 0) {
-  Dataset data = load_dataset(dir);
-  ImageCache cache(data, data.train, std::size_t(1) << 30);
-  cache.preload_if_fits();
-  TrainOptions opt;
-  opt.steps = warmup + steps;
-  if (sh_degree_every > 0) opt.sh_degree_every = sh_degree_every;
+  RowData row(dir, warmup + steps, sh_degree_every);
+  const Dataset& data = row.data;
   auto backend = make_cpu_backend(threads);
   const double s0 = wall_ms();
-  Trainer trainer(data, opt, *backend, cache);
+  Trainer trainer(data, row.opt, *backend, row.cache);
   const double start = wall_ms() - s0;
   Sums s;
   StepResult last;
@@ -140,14 +149,10 @@ void run(const std::string& label, const std::string& dir, int steps, int warmup
 // separate runs cannot compare the windows; in turns their ratio holds to about a percent.
 void run_windows(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
                  long sh_degree_every = 0) {
-  Dataset data = load_dataset(dir);
-  ImageCache cache(data, data.train, std::size_t(1) << 30);
-  cache.preload_if_fits();
-  TrainOptions opt;
-  opt.steps = warmup + 2 * steps;
-  if (sh_degree_every > 0) opt.sh_degree_every = sh_degree_every;
+  RowData row(dir, warmup + 2 * steps, sh_degree_every);
+  const Dataset& data = row.data;
   auto backend_early = make_cpu_backend(threads), backend_late = make_cpu_backend(threads);
-  Trainer early(data, opt, *backend_early, cache), late(data, opt, *backend_late, cache);
+  Trainer early(data, row.opt, *backend_early, row.cache), late(data, row.opt, *backend_late, row.cache);
   for (int i = 0; i < warmup; ++i) early.step();
   for (int i = 0; i < warmup + steps; ++i) late.step();
   Trainer* trainer[2] = {&early, &late};
