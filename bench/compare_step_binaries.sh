@@ -54,7 +54,7 @@ for i in $(seq 1 "$pairs"); do
   o=$(cpu_ms "$tmp/old") || { echo "compare_step_binaries.sh: no timing row from $old:" >&2; tail -3 "$tmp/old" >&2; exit 1; }
   n=$(cpu_ms "$tmp/new") || { echo "compare_step_binaries.sh: no timing row from $new:" >&2; tail -3 "$tmp/new" >&2; exit 1; }
   echo "$o $n" >>"$tmp/pairs"
-  python3 -c "import sys; o, n = map(float, sys.argv[1:]); print(f'{$i:4d} {o:12.2f} {n:12.2f} {n / o:9.4f}')" "$o" "$n"
+  awk -v i="$i" -v o="$o" -v n="$n" 'BEGIN { printf "%4d %12.2f %12.2f %9.4f\n", i, o, n, n / o }'
 done
 python3 - "$tmp/pairs" <<'EOF'
 import statistics, sys
