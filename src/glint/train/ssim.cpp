@@ -73,10 +73,11 @@ inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long
 }
 // Four output rows of the vertical pass at once, from the 14 input rows src[0..13] (output
 // row r reads src[r..r+10]), each value conv11_impl's sum in its order, so the bits are the
-// same. One load of an input row feeds up to four outputs: the vertical pass reads the
-// ring (about 80 KB for three planes, more than L1) 3.5 times a value instead of 11, which
-// took the training loss 16-17% shorter on shapes_colmap and at 320x240 (in-process A/B,
-// 400 steps, twice a row). Eight rows at once, as GCC 12 compiled them, ran 11x slower.
+// same. One load of an input row feeds up to four outputs, so the vertical pass reads the
+// ring (three planes of 11 rows were 80 KB at 200x200, more than L1) 3.5 times a value
+// instead of 11. That took the training loss 16-17% shorter on shapes_colmap and at
+// 320x240 (in-process A/B, 400 steps, twice a row). Eight rows at once, as GCC 12 compiled
+// them, ran 11x slower.
 constexpr int kBlurRows = 4;
 template <class T, class MulAdd>
 inline void conv11x4_impl(T* __restrict d0, T* __restrict d1, T* __restrict d2, T* __restrict d3, const T* const* src,
