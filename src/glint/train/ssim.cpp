@@ -55,6 +55,16 @@ std::array<T, kSsimWindow> gaussian_window() {
 #define GLINT_SIMD_CLONES
 #define GLINT_WIDE_CLONES
 #endif
+// One blurred value from the 11 values x[0..10] under the window. The window is symmetric
+// (w[i] == w[10 - i] exactly): taps in mirrored pairs, outermost (smallest weight) first,
+// six products instead of eleven. Both blur kernels sum every value this way, so which one
+// computes a row does not change its bits.
+template <class T, class MulAdd>
+inline T window_sum(const T* w, const T* x, MulAdd madd) {
+  T acc = w[0] * (x[0] + x[10]);
+  for (int i = 1; i < kRadius; ++i) acc = madd(w[i], x[i] + x[kSsimWindow - 1 - i], acc);
+  return madd(w[kRadius], x[kRadius], acc);
+}
 template <class T, class MulAdd>
 inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long n, MulAdd madd) {
   const T* s[kSsimWindow];
@@ -63,19 +73,16 @@ inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long
     s[i] = src[i];
     w[i] = g[i];
   }
-  // the window is symmetric (w[i] == w[10 - i] exactly): taps in mirrored pairs, outermost
-  // (smallest weight) first, six products instead of eleven
   for (long j = 0; j < n; ++j) {
-    T acc = w[0] * (s[0][j] + s[10][j]);
-    for (int i = 1; i < kRadius; ++i) acc = madd(w[i], s[i][j] + s[kSsimWindow - 1 - i][j], acc);
-    dst[j] = madd(w[kRadius], s[kRadius][j], acc);
+    T x[kSsimWindow];
+    for (int i = 0; i < kSsimWindow; ++i) x[i] = s[i][j];
+    dst[j] = window_sum(w, x, madd);
   }
 }
 // Four output rows of the vertical pass at once, from the 14 input rows src[0..13] (output
-// row r reads src[r..r+10]), each value conv11_impl's sum in its order, so the bits are the
-// same. One load of an input row feeds up to four outputs, so the vertical pass reads the
-// ring (three planes of 11 rows were 80 KB at 200x200, more than L1) 3.5 times a value
-// instead of 11. That took the training loss 16-17% shorter on shapes_colmap and at
+// row r reads src[r..r+10]), each value window_sum's, so the bits are conv11_impl's. One
+// load of an input row feeds up to four outputs, so the vertical pass reads the ring (three
+// planes of 11 rows were 80 KB at 200x200, more than L1) 3.5 times a value instead of 11. That took the training loss 16-17% shorter on shapes_colmap and at
 // 320x240 (in-process A/B, 400 steps, twice a row). Eight rows at once, as GCC 12 compiled
 // them, ran 11x slower.
 constexpr int kBlurRows = 4;
@@ -87,18 +94,13 @@ inline void conv11x4_impl(T* __restrict d0, T* __restrict d1, T* __restrict d2, 
   T w[kSsimWindow];
   for (int i = 0; i < kIn; ++i) s[i] = src[i];
   for (int i = 0; i < kSsimWindow; ++i) w[i] = g[i];
-  const auto one = [&](const T* x) {
-    T acc = w[0] * (x[0] + x[10]);
-    for (int i = 1; i < kRadius; ++i) acc = madd(w[i], x[i] + x[kSsimWindow - 1 - i], acc);
-    return madd(w[kRadius], x[kRadius], acc);
-  };
   for (long j = 0; j < n; ++j) {
     T x[kIn];
     for (int i = 0; i < kIn; ++i) x[i] = s[i][j];
-    d0[j] = one(x);
-    d1[j] = one(x + 1);
-    d2[j] = one(x + 2);
-    d3[j] = one(x + 3);
+    d0[j] = window_sum(w, x, madd);
+    d1[j] = window_sum(w, x + 1, madd);
+    d2[j] = window_sum(w, x + 2, madd);
+    d3[j] = window_sum(w, x + 3, madd);
   }
 }
 #if defined(__x86_64__) && defined(__GNUC__)
