@@ -35,9 +35,12 @@ struct RenderSettings {
   bool for_backward = true;
 };
 
-namespace detail {
-struct ForwardState;  // what backward needs from forward; backend-specific
-}
+// What a backward needs from its forward. Each backend derives its own state from this
+// and recognises it again in backward; a state of another backend is an error there.
+class ForwardState {
+ public:
+  virtual ~ForwardState() = default;
+};
 
 struct RenderOutput {
   ImageF rgb;           // [H,W,3] colour over the background
@@ -52,7 +55,7 @@ struct RenderOutput {
   std::vector<int> radii;
   std::int64_t num_visible = 0;    // splats that survived projection and culling
   std::int64_t num_instances = 0;  // (tile, splat) pairs blended
-  std::shared_ptr<const detail::ForwardState> saved;  // opaque; used by backward
+  std::shared_ptr<const ForwardState> saved;  // opaque; used by backward
 };
 
 // Upstream gradients, pointers to [H,W,C] arrays laid out like the outputs; null = zero.

@@ -1,6 +1,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/relight_run.h"
 #include "glint/cli/train_run.h"
@@ -22,23 +23,24 @@ std::string demo_data() {
 void add_demo(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   args->out = "out/demo";
-  args->train.steps = 3000;
+  args->run.train.steps = 3000;
   args->save_renders = true;
-  args->eval_every = 500;
+  args->run.eval_every = 500;
   // The demo ends by relighting, so it trains the geometry that relights best
   // (docs/LIGHTING.md: 29.9 dB relit PSNR against 25.3 dB with the default settings).
-  args->preset = "lightable";
+  args->run.preset = "lightable";
   auto data_ptr = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("demo", "Train on the bundled demo scene (data/demo) with --preset lightable, evaluate it and relight it");
   sub->add_option("-o,--output", args->out, "Output folder")->capture_default_str();
   sub->add_option("--data", *data_ptr, "Demo scene folder (default: the bundled data/demo)");
-  sub->add_option("--steps", args->train.steps, "Training steps")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--steps", args->run.train.steps, "Training steps")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_flag("-f,--force", args->force, "Overwrite a previous demo's results");
   sub->add_flag("-q,--quiet", args->quiet, "No progress bar");
+  add_backend_flag(*sub, args->backend);
   sub->callback([args, data_ptr] {
     TrainArgs a = *args;
     a.dataset = data_ptr->empty() ? demo_data() : *data_ptr;
-    a.schedule_steps = a.train.steps;
+    a.run.schedule_steps = a.run.train.steps;
     int code = run_training(a);
     if (code != 0) throw CLI::RuntimeError(code);
     // The bundled scene comes with light setups: relight its test views with shadows.
@@ -50,6 +52,7 @@ void add_demo(CLI::App& app) {
     r.lights = lights;
     r.out = a.out + "/relit";
     r.force = a.force;
+    r.backend = a.backend;
     std::printf("relighting the test views under %s\n", lights.c_str());
     run_relight(r);
   });

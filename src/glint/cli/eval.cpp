@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glint/backend/backend.h"
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/dataset_options.h"
 #include "glint/cli/progress.h"
@@ -19,6 +20,7 @@ void add_eval(CLI::App& app) {
     DatasetFlags flags;
     int sh_degree = -1;
     bool antialiased = false;
+    std::string backend = "auto";
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("eval", "PSNR and SSIM of a splat file on a dataset's held-out views");
@@ -28,14 +30,15 @@ void add_eval(CLI::App& app) {
   sub->add_option("--json", a->json, "Also write the scores as JSON to this file ('-' for stdout)");
   sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
   sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
+  add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
+    auto backend = open_backend(a->backend);
     GaussianModel model = load_model(a->model);
     Dataset data = load_dataset(a->dataset, resolve(a->flags));
     const std::vector<View>& views = a->split == "test" ? data.test : data.train;
     if (views.empty()) throw Error(a->dataset, "the " + a->split + " split is empty (see --test-every)");
     ImageCache images(data, views, std::size_t{1} << 30);
-    auto backend = make_cpu_backend();
     RenderSettings rs;
     rs.for_backward = false;  // rendered, never differentiated
     for (int c = 0; c < 3; ++c) rs.background[c] = data.background[static_cast<std::size_t>(c)];
@@ -61,6 +64,7 @@ void add_eval(CLI::App& app) {
       j["dataset"] = data.root;
       j["split"] = a->split;
       j["splats"] = model.size();
+      j["backend"] = backend->name();
       j["mean_psnr"] = r.mean_psnr;
       j["mean_ssim"] = r.mean_ssim;
       for (const auto& v : r.views) j["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});

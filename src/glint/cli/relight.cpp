@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "glint/backend/backend.h"
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/camera_source.h"
 #include "glint/cli/relight_run.h"
 #include "glint/cli/commands.h"
@@ -76,6 +77,7 @@ void add_relight(CLI::App& app) {
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
   sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
+  add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] { run_relight(*a); });
 }
@@ -83,6 +85,7 @@ void add_relight(CLI::App& app) {
 void run_relight(const RelightArgs& args) {
   const RelightArgs* a = &args;
     using clock = std::chrono::steady_clock;
+    auto backend = open_backend(a->backend);
     GaussianModel model = load_model(a->model);
     CameraSource src = load_cameras(a->cameras, a->split, a->flags);
     std::vector<LightSetup> setups = read_lights_json(a->lights);
@@ -90,7 +93,6 @@ void run_relight(const RelightArgs& args) {
     for (const auto& s : setups)
       for (std::size_t i : src.split_index) names.push_back(output_stem(s.name) + "/r_" + std::to_string(i) + ".png");
     prepare_output_dir(a->out, names, a->force);
-    auto backend = make_cpu_backend();
 
     auto t0 = clock::now();
     Relighter relighter(model, *backend, a->opt);

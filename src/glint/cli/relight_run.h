@@ -12,6 +12,7 @@ struct RelightArgs {
   DatasetFlags flags;
   RelightOptions opt;
   bool force = false;
+  std::string backend = "auto";
 };
 
 void run_relight(const RelightArgs& args);

@@ -3,6 +3,7 @@
 
 #include "glint/backend/backend.h"
 #include "glint/cli/aov_output.h"
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/camera_source.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/output_dir.h"
@@ -22,6 +23,7 @@ void add_render(CLI::App& app) {
     int sh_degree = -1;
     std::vector<std::string> aovs{"rgb"};
     DepthFilterParams filter;
+    std::string backend = "auto";
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("render", "Render a splat file from a dataset's cameras or a cameras.json");
@@ -40,8 +42,10 @@ void add_render(CLI::App& app) {
   sub->add_option("--depth-sigma-px", a->filter.sigma_spatial_px, "depth_normal: spatial sigma of the bilateral filter (px)");
   sub->add_option("--depth-sigma-color", a->filter.sigma_range, "depth_normal: colour sigma of the bilateral filter");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
+  add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
+    auto backend = open_backend(a->backend);
     GaussianModel model = load_model(a->model);
     CameraSource src = load_cameras(a->cameras, a->split, a->flags);
     AovSet aov = parse_aovs(a->aovs);
@@ -49,7 +53,6 @@ void add_render(CLI::App& app) {
     for (const Camera& c : src.cameras)
       for (const std::string& f : aov_files(aov, output_stem(c.name))) names.push_back(f);
     prepare_output_dir(a->out, names, a->force);
-    auto backend = make_cpu_backend();
     RenderSettings rs;
     rs.for_backward = false;  // rendered, never differentiated
     for (int c = 0; c < 3; ++c) rs.background[c] = src.background[static_cast<std::size_t>(c)];

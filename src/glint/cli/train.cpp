@@ -11,7 +11,8 @@ void add_train(CLI::App& app) {
   sub->add_option("dataset", args->dataset, "Dataset folder or transforms .json")->required();
   sub->add_option("-o,--output", args->out, "Output folder (default: out/<dataset name>)");
   add_train_flags(*sub, *args);
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    note_user_set(*sub, *args);
     int code = run_training(*args);
     if (code != 0) throw CLI::RuntimeError(code);
   });

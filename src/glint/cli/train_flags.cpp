@@ -1,49 +1,23 @@
-#include <algorithm>
 #include <map>
 
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/train_run.h"
 
 namespace glint::cli {
-
-namespace {
-constexpr float kLightableNormalWeight = 0.05f;
-constexpr long kLightableNormalFrom = 1000;
-constexpr float kLightableFlattenWeight = 100.f;
-constexpr float kLightableDistortionWeight = 0.5f;
-constexpr long kLightableDistortionFrom = 1000;
-}  // namespace
-
-// What measured best on the relight benchmark (docs/LIGHTING.md): flat splats whose
-// normals agree with the rendered depth, concentrated along each ray (depth distortion),
-// with a coverage that does not lean on the background colour (random background).
-void apply_preset(TrainArgs& a) {
-  if (a.preset.empty()) return;
-  TrainOptions& t = a.train;
-  const TrainOptions d;
-  if (a.preset == "lightable") {
-    if (t.normal_weight == d.normal_weight) t.normal_weight = kLightableNormalWeight;
-    if (t.normal_from == d.normal_from) t.normal_from = std::min<long>(kLightableNormalFrom, a.schedule_steps / 6);
-    if (t.flatten_weight == d.flatten_weight) t.flatten_weight = kLightableFlattenWeight;
-    if (t.distortion_weight == d.distortion_weight) t.distortion_weight = kLightableDistortionWeight;
-    if (t.distortion_from == d.distortion_from)
-      t.distortion_from = std::min<long>(kLightableDistortionFrom, a.schedule_steps / 3);
-    t.random_background = true;
-  }
-}
 
 // Memory budgets in MB: 0 to 2^30 (a negative value would otherwise wrap to a huge one).
 const auto kMegabytes = CLI::Range(std::size_t{0}, std::size_t{1} << 30);
 
 void add_train_flags(CLI::App& cmd, TrainArgs& a) {
-  TrainOptions& t = a.train;
+  TrainOptions& t = a.run.train;
   auto* g = "Training";
-  cmd.add_option("--preset", a.preset,
+  cmd.add_option("--preset", a.run.preset,
                  "lightable: settings measured best for relighting (normal consistency, flattening, depth "
                  "distortion, random background); explicit regulariser flags still win")
-      ->check(CLI::IsMember({"lightable"}))
+      ->check(CLI::IsMember(preset_names()))
       ->group(g);
   cmd.add_option("--steps", t.steps, "Training steps")->check(CLI::PositiveNumber)->group(g);
-  cmd.add_option("--schedule-steps", a.schedule_steps,
+  cmd.add_option("--schedule-steps", a.run.schedule_steps,
                  "Run length the schedule is laid out for: position lr decays over it, densification stops "
                  "at half of it (3DGS: 30000). Set it to --steps for short runs")
       ->check(CLI::PositiveNumber)->capture_default_str()->group(g);
@@ -97,21 +71,31 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
       ->check(CLI::PositiveNumber)->group(d);
 
   auto* o = "Output";
-  cmd.add_option("--eval-every", a.eval_every, "Test PSNR every N steps (0: start and end only)")->group(o);
-  cmd.add_option("--save-every", a.save_every, "Write a checkpoint every N steps")->group(o);
+  cmd.add_option("--eval-every", a.run.eval_every, "Test PSNR every N steps (0: start and end only)")->group(o);
+  cmd.add_option("--save-every", a.run.save_every, "Write a checkpoint every N steps")->group(o);
   cmd.add_flag("--resume", a.resume, "Continue from <output>/checkpoint.glintckp")->group(o);
   cmd.add_option("--resume-from", a.resume_from, "Continue from this checkpoint file")->group(o);
   cmd.add_flag("--save-renders", a.save_renders, "Write the test renders as PNG to <output>/renders")->group(o);
-  cmd.add_flag("--splat", a.write_splat, "Also write scene.splat")->group(o);
+  cmd.add_flag("--splat", a.run.write_splat, "Also write scene.splat")->group(o);
   cmd.add_flag("-f,--force", a.force, "Overwrite results already in the output folder")->group(o);
-  cmd.add_option("--image-cache-mb", a.image_cache_mb, "Memory for decoded training images")
+  cmd.add_option("--image-cache-mb", a.run.image_cache_mb, "Memory for decoded training images")
       ->check(kMegabytes)->group(o);
-  cmd.add_option("--ssim-cache-mb", a.train.ssim_cache_mb,
+  cmd.add_option("--ssim-cache-mb", t.ssim_cache_mb,
                  "Memory for the training images' SSIM blurs, kept across steps (0: recompute each step; "
                  "the result is the same either way)")
       ->check(kMegabytes)->capture_default_str()->group(o);
   cmd.add_flag("-q,--quiet", a.quiet, "No progress bar")->group(o);
+  add_backend_flag(cmd, a.backend);
   add_dataset_flags(cmd, a.data);
+}
+
+void note_user_set(const CLI::App& cmd, TrainArgs& a) {
+  namespace n = option_names;
+  for (const char* name : {n::kNormalWeight, n::kNormalFrom, n::kFlattenWeight, n::kDistortionWeight,
+                           n::kDistortionFrom, n::kRandomBackground, n::kDensifyUntil}) {
+    const CLI::Option* o = cmd.get_option_no_throw(std::string("--") + name);
+    if (o && o->count() > 0) a.run.user_set.insert(name);
+  }
 }
 
 }  // namespace glint::cli

@@ -1,11 +1,11 @@
 #pragma once
-// `glint train` as a function, shared with `glint demo`: load the dataset, train with a
-// progress bar, evaluate, write every output atomically, checkpoint on request and on
-// Ctrl-C.
+// `glint train` as a function, shared with `glint demo`: the flags of a training run, and
+// the run itself (train/run.h) reported through a progress bar, with Ctrl-C turned into a
+// checkpoint.
 #include <string>
 
 #include "glint/cli/dataset_options.h"
-#include "glint/train/trainer.h"
+#include "glint/train/run_options.h"
 
 namespace glint::cli {
 
@@ -13,27 +13,23 @@ struct TrainArgs {
   std::string dataset;
   std::string out;
   DatasetFlags data;
-  TrainOptions train;
-  std::string preset;            // "lightable": geometry regularisers for relighting
-  long schedule_steps = 30000;  // length the LR / densification schedule is laid out for
-  long eval_every = 0;  // test PSNR every N steps (0: only at the start and the end)
-  long save_every = 0;  // checkpoint every N steps
+  RunOptions run;
   bool resume = false;
   std::string resume_from;  // default <out>/checkpoint.glintckp
   bool save_renders = false;
-  bool write_splat = false;
   bool force = false;
-  std::size_t image_cache_mb = 4096;
   bool quiet = false;
+  std::string backend = "auto";
 };
 
 // Returns the process exit code (0 done, 130 interrupted with a checkpoint written).
 int run_training(TrainArgs args);
 
-// Applies a --preset to the options the user did not set explicitly (still at default).
-void apply_preset(TrainArgs& args);
-
 // Adds every training flag to `cmd`, writing into `args`.
 void add_train_flags(CLI::App& cmd, TrainArgs& args);
+
+// After parsing: records in args.run.user_set which of the options that presets and the
+// schedule may change the user gave on the command line.
+void note_user_set(const CLI::App& cmd, TrainArgs& args);
 
 }  // namespace glint::cli

@@ -47,6 +47,7 @@ Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& b
       rng_(options.seed) {
   if (dataset.train.empty()) throw Error(dataset.root, "no training views");
   means_lr_ = position_lr_schedule(options_.lr, dataset.radius);
+  strategy_ = make_strategy(options_, dataset.radius);
   fill_ssim_targets();
 }
 
@@ -238,9 +239,6 @@ StepResult Trainer::step() {
   if (options_.flatten_weight > 0 && step >= options_.flatten_from)
     total += flatten_loss(set_.model, options_.flatten_weight, grad_.log_scales.data());
 
-  if (options_.strategy == Strategy::kMcmc)
-    total += mcmc_regularizer(set_.model, options_.mcmc, grad_.opacity_logits.data(), grad_.log_scales.data());
-
   res.ms_backward = ms_since(clock);
 
   const std::size_t n = set_.size();
@@ -254,8 +252,7 @@ StepResult Trainer::step() {
     visible[i] = out.radii[i] > 0;
     num_visible += visible[i];
   }
-  if (options_.strategy == Strategy::kAdc)
-    accumulate_densify_stats(set_, step, options_.densify, grad_.mean2d, radii, cam.width, cam.height);
+  total += strategy_->after_backward(set_, BackwardView{step, grad_, radii, cam.width, cam.height});
   res.ms_stats = ms_since(clock);
 
   const float means_lr = static_cast<float>(means_lr_(step));
@@ -271,15 +268,7 @@ StepResult Trainer::step() {
   const int adam_bad = set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr, rs.sh_degree);
   res.ms_optimizer = ms_since(clock);
 
-  bool changed = true;  // something besides Adam wrote parameters
-  if (options_.strategy == Strategy::kAdc) {
-    DensifyOptions d = options_.densify;
-    const DensifyReport rep = densify_step(set_, step, dataset_.radius, d, rng_);
-    changed = rep.densified || rep.opacity_reset;
-  } else {
-    mcmc_add_noise(set_, means_lr, options_.mcmc, rng_);
-    mcmc_step(set_, step, options_.mcmc, rng_);
-  }
+  const bool changed = strategy_->after_adam(set_, step, means_lr, rng_);  // something besides Adam wrote parameters
   step_ = step;
   check_finite(step, total, adam_bad, changed);
   res.ms_densify = ms_since(clock);

@@ -18,6 +18,7 @@
 #include "glint/train/rng.h"
 #include "glint/train/schedule.h"
 #include "glint/train/splat_set.h"
+#include "glint/train/strategy.h"
 
 namespace glint {
 
@@ -62,10 +63,10 @@ struct StepResult {
   // Wall time of each phase of the step, milliseconds (bench/train_step.cpp prints them).
   double ms_forward = 0;   // target image, forward render
   double ms_loss = 0;      // L1 + SSIM and their gradient
-  double ms_backward = 0;  // rasterizer backward (+ MCMC regulariser)
-  double ms_stats = 0;     // visibility, densification statistics
+  double ms_backward = 0;  // rasterizer backward, flattening regulariser
+  double ms_stats = 0;     // visibility, the strategy's after_backward (statistics or regulariser)
   double ms_optimizer = 0; // Adam
-  double ms_densify = 0;   // densification / MCMC relocation, finiteness check
+  double ms_densify = 0;   // the strategy's after_adam (densification, relocation), finiteness check
 };
 
 class Trainer {
@@ -113,6 +114,7 @@ class Trainer {
   std::vector<float> radii_;
   std::vector<std::uint8_t> visible_;
   ExpLrSchedule means_lr_;
+  std::unique_ptr<DensifyStrategy> strategy_;
 
   // Blurs every kept view's target at the start, in parallel over views: steps then cost
   // the same from the first (a view's first visit used to pay ~2 ms at 320x240 for the

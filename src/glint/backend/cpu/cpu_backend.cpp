@@ -35,17 +35,6 @@
 
 namespace glint {
 
-void ModelGrad::resize(std::size_t n, bool with_mean2d_abs) {
-  means.resize(n * 3);
-  log_scales.resize(n * 3);
-  quats.resize(n * 4);
-  opacity_logits.resize(n);
-  sh_dc.resize(n * 3);
-  sh_rest.resize(n * kShRestCoeffs * 3);
-  mean2d.resize(n * 2);
-  mean2d_abs.resize(with_mean2d_abs ? n : 0);
-}
-
 // ---------------------------------------------------------------------------------------
 // SIMD path selection
 namespace {
@@ -105,13 +94,13 @@ CpuSimd active_cpu_simd() {
   return CpuSimd::kPortable;
 }
 
-namespace detail {
+namespace cpu {
 // Sums over a chunk of splats (the offsets pass), then their exclusive prefix.
 struct SplatChunkSums {
   std::uint64_t instances = 0;
   std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
 };
-struct ForwardState {
+struct CpuForwardState final : ForwardState {
   const cpu::CpuKernels* kernels = nullptr;  // the build the forward ran; backward uses it too
   RenderSettings settings{};
   int sh_degree = 0;
@@ -145,9 +134,6 @@ struct ForwardState {
   std::vector<SplatChunkSums> chunk_sums;
   std::vector<std::atomic<int>> band_done;
 };
-}  // namespace detail
-
-namespace cpu {
 namespace {
 
 // Stable LSD radix sort of (key << 32 | value) pairs by key, 11 bits a pass (8 below 64k
@@ -250,7 +236,7 @@ const T* line_aligned(const std::vector<T>& v) {
 // places in the tile lists (`places`, [chunks * tiles], consumed), so every pos is the
 // stable one.
 template <class F>
-void scatter_instances(const detail::ForwardState& st, std::vector<std::uint32_t>& places, int threads, F&& f) {
+void scatter_instances(const CpuForwardState& st, std::vector<std::uint32_t>& places, int threads, F&& f) {
   const std::size_t nvis = st.sorted.size(), ntiles = std::size_t(st.tiles_x) * std::size_t(st.tiles_y);
   const std::uint64_t* sorted = st.sorted.data();
   const std::uint32_t *d_first = st.d_first.data(), *d_slot = st.d_slot.data(), *d_tile = st.d_tile.data();
@@ -300,17 +286,17 @@ class CpuBackend final : public Backend {
  private:
   // A state is handed out again once no RenderOutput refers to it any more, so steady
   // rendering (training, benchmarks) reuses its buffers instead of faulting in fresh pages.
-  std::shared_ptr<detail::ForwardState> take_state();
+  std::shared_ptr<CpuForwardState> take_state();
   int threads_;
   std::vector<float> records_;  // backward's per-instance gradient records, reused
   std::vector<std::uint32_t> slots_, slot_work_;  // backward's record slot of each instance
-  std::vector<std::shared_ptr<detail::ForwardState>> pool_;
+  std::vector<std::shared_ptr<CpuForwardState>> pool_;
 };
 
-std::shared_ptr<detail::ForwardState> CpuBackend::take_state() {
+std::shared_ptr<CpuForwardState> CpuBackend::take_state() {
   for (auto& p : pool_)
     if (p.use_count() == 1) return p;
-  auto st = std::make_shared<detail::ForwardState>();
+  auto st = std::make_shared<CpuForwardState>();
   if (pool_.size() < 3) pool_.push_back(st);
   return st;
 }
@@ -331,7 +317,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
     throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
   out.saved.reset();  // so that its state can be taken again
-  std::shared_ptr<detail::ForwardState> st = take_state();
+  std::shared_ptr<CpuForwardState> st = take_state();
   const int W = camera.width, H = camera.height, TS = render::kTileSize;
   st->settings = settings;
   st->sh_degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
@@ -378,11 +364,11 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   const auto splat_chunk = [&](int c) {
     return std::pair<int, int>(int(std::int64_t(n) * c / nsplat_chunks), int(std::int64_t(n) * (c + 1) / nsplat_chunks));
   };
-  std::vector<detail::SplatChunkSums>& sums = st->chunk_sums;
-  sums.assign(std::size_t(nsplat_chunks) + 1, detail::SplatChunkSums{});
+  std::vector<SplatChunkSums>& sums = st->chunk_sums;
+  sums.assign(std::size_t(nsplat_chunks) + 1, SplatChunkSums{});
   parallel_for_chunks(nsplat_chunks, threads_, [&](int c) {
     const auto [b, e] = splat_chunk(c);
-    detail::SplatChunkSums cs;
+    SplatChunkSums cs;
     for (int i = b; i < e; ++i) {
       cs.instances += count[i];
       cs.visible += count[i] > 0;
@@ -395,7 +381,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   });
   std::uint32_t min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
   for (int c = 0; c < nsplat_chunks; ++c) {  // exclusive prefix over the chunks
-    detail::SplatChunkSums& next = sums[std::size_t(c) + 1];
+    SplatChunkSums& next = sums[std::size_t(c) + 1];
     min_key = std::min(min_key, next.min_key);
     max_key = std::max(max_key, next.max_key);
     next.instances += sums[std::size_t(c)].instances;
@@ -577,8 +563,9 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
 
 void CpuBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                           const RenderOutput& out, const RenderGradIn& gin, ModelGrad& grad) {
-  const detail::ForwardState* st = out.saved.get();
-  if (!st) throw Error("rasterizer backward: the RenderOutput holds no forward state");
+  if (!out.saved) throw Error("rasterizer backward: the RenderOutput holds no forward state");
+  const auto* st = dynamic_cast<const CpuForwardState*>(out.saved.get());
+  if (!st) throw Error("rasterizer backward: the RenderOutput's forward state is another backend's");
   if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
       st->height != camera.height)
     throw Error("rasterizer backward: model or camera differ from the forward pass");

@@ -1,0 +1,153 @@
+#include "glint/train/run.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "glint/core/error.h"
+#include "glint/io/atomic_file.h"
+#include "glint/io/cameras_json.h"
+#include "glint/io/model_file.h"
+#include "glint/train/checkpoint.h"
+
+namespace glint {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+nlohmann::json report_json(const EvalReport& r) {
+  nlohmann::json views = nlohmann::json::array();
+  for (const auto& v : r.views) views.push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+  return {{"mean_psnr", r.mean_psnr}, {"mean_ssim", r.mean_ssim}, {"views", views}};
+}
+
+}  // namespace
+
+TrainingRun::TrainingRun(const Dataset& data, const RunOptions& options, const RunPaths& paths, Backend& backend)
+    : data_(data),
+      options_(options),
+      train_(resolve_train_options(options, data)),
+      paths_(paths),
+      checkpoint_path_(paths.checkpoint_path.empty() ? (fs::path(paths.out) / "checkpoint.glintckp").string()
+                                                     : paths.checkpoint_path),
+      backend_(backend) {}
+
+EvalReport TrainingRun::evaluate_now(const Trainer& trainer, ImageCache& test_images,
+                                     const std::function<void(std::size_t, const ViewScore&, const ImageF&)>& on_view) {
+  RenderSettings rs;
+  rs.for_backward = false;  // rendered, never differentiated
+  for (int c = 0; c < 3; ++c) rs.background[c] = data_.background[static_cast<std::size_t>(c)];
+  rs.want_alpha = false;
+  rs.antialiased = train_.antialiased;
+  rs.sh_degree = trainer.active_sh_degree();
+  return evaluate(trainer.model(), data_.test, test_images, backend_, rs, on_view);
+}
+
+RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop) {
+  using clock = std::chrono::steady_clock;
+  const auto t_start = clock::now();
+  const std::size_t budget = options_.image_cache_mb << 20;
+  ImageCache train_images(data_, data_.train, budget, train_.random_background);
+  ImageCache test_images(data_, data_.test, budget / 4);
+  train_images.preload_if_fits();
+
+  Trainer trainer(data_, train_, backend_, train_images);
+  if (paths_.resume) {
+    trainer.restore(load_checkpoint(checkpoint_path_), checkpoint_path_);
+    observer.on_resumed(checkpoint_path_, trainer.current_step());
+    if (trainer.current_step() >= train_.steps)
+      throw Error(checkpoint_path_, "checkpoint is at step " + std::to_string(trainer.current_step()) +
+                                        ", not before --steps " + std::to_string(train_.steps));
+  }
+
+  RunResult res;
+  res.checkpoint_path = checkpoint_path_;
+  RunProgress prog;
+  prog.steps = train_.steps;
+  if (!data_.test.empty()) {
+    const EvalReport first = evaluate_now(trainer, test_images);
+    res.first_test_psnr = prog.test_psnr = first.mean_psnr;
+    observer.on_eval(trainer.current_step(), first);
+  }
+
+  const auto save_ckpt = [&] {
+    save_checkpoint(checkpoint_path_, trainer.checkpoint());
+    observer.on_checkpoint(checkpoint_path_, trainer.current_step());
+  };
+  const long first_step = trainer.current_step();
+  const auto t_loop = clock::now();
+  while (trainer.current_step() < train_.steps) {
+    if (stop.load()) {
+      res.interrupted = true;
+      break;
+    }
+    const StepResult r = trainer.step();
+    prog.step = r.step;
+    prog.loss = r.loss;
+    prog.splats = r.splats;
+    if (options_.eval_every > 0 && r.step % options_.eval_every == 0 && !data_.test.empty()) {
+      const EvalReport e = evaluate_now(trainer, test_images);
+      prog.test_psnr = e.mean_psnr;
+      observer.on_eval(r.step, e);
+    }
+    if (options_.save_every > 0 && r.step % options_.save_every == 0) save_ckpt();
+    observer.on_step(r, prog, trainer.model());
+  }
+  res.train_time_s = std::chrono::duration<double>(clock::now() - t_loop).count();
+  res.steps = trainer.current_step();
+  res.steps_this_run = res.steps - first_step;
+  res.splats = trainer.model().size();
+  res.ms_per_step = res.steps_this_run > 0 ? 1000.0 * res.train_time_s / static_cast<double>(res.steps_this_run) : 0.0;
+
+  const std::string ply = (fs::path(paths_.out) / "scene.ply").string();
+  if (res.interrupted) {
+    save_ckpt();
+    save_model(ply, trainer.model());
+    observer.on_finish(res);
+    return res;
+  }
+
+  save_model(ply, trainer.model());
+  if (options_.write_splat) save_model((fs::path(paths_.out) / "scene.splat").string(), trainer.model());
+  std::vector<Camera> cams;
+  for (const auto* split : {&data_.train, &data_.test})
+    for (const View& v : *split) cams.push_back(v.camera);
+  write_cameras_json((fs::path(paths_.out) / "cameras.json").string(), cams);
+  if (options_.save_every > 0 && res.steps % options_.save_every != 0) save_ckpt();  // else the loop just did
+
+  if (!data_.test.empty())
+    res.test = evaluate_now(trainer, test_images,
+                            [&](std::size_t, const ViewScore& s, const ImageF& img) { observer.on_final_view(s, img); });
+
+  nlohmann::json j;
+  j["dataset"] = data_.root;
+  j["format"] = format_name(data_.format);
+  j["backend"] = backend_.name();
+  j["steps"] = res.steps;
+  j["steps_this_run"] = res.steps_this_run;
+  j["splats"] = res.splats;
+  j["wall_time_s"] = std::chrono::duration<double>(clock::now() - t_start).count();
+  j["train_time_s"] = res.train_time_s;
+  j["ms_per_step"] = res.ms_per_step;
+  j["peak_rss_mb"] = peak_rss_mb();
+  j["initial_test_psnr"] = res.first_test_psnr;
+  j["test_views"] = data_.test.size();
+  j["test"] = report_json(res.test);
+  j["options"] = nlohmann::json::parse(train_.to_json());
+  write_file_atomic((fs::path(paths_.out) / "eval.json").string(), j.dump(2) + "\n");
+  observer.on_finish(res);
+  return res;
+}
+
+double peak_memory_mb() { return peak_rss_mb(); }
+
+}  // namespace glint

@@ -1,0 +1,45 @@
+#pragma once
+// How a training run changes its set of splats: adaptive density control (3DGS) or
+// 3DGS-MCMC. The trainer calls a strategy at two points of every step, so that the step
+// itself has no branch per strategy:
+//   forward -> loss -> backward -> after_backward -> Adam -> after_adam
+#include <memory>
+#include <span>
+
+#include "glint/backend/backend.h"
+#include "glint/train/rng.h"
+#include "glint/train/splat_set.h"
+
+namespace glint {
+
+struct TrainOptions;
+
+// What a strategy sees of the step after the rasterizer's backward.
+struct BackwardView {
+  long step = 0;
+  ModelGrad& grad;             // the loss's gradients, which a strategy may add to
+  std::span<const float> radii;  // [N] screen radius in pixels, 0 where not drawn
+  int width = 0, height = 0;   // the rendered image
+};
+
+class DensifyStrategy {
+ public:
+  virtual ~DensifyStrategy() = default;
+  virtual const char* name() const = 0;
+  // After the backward, before Adam: a regulariser's gradient (returned value: its loss,
+  // added to the step's) or densification statistics.
+  virtual double after_backward(SplatSet& set, const BackwardView& b) = 0;
+  // After Adam: the set changes the schedule calls for (clone, split, prune, relocate,
+  // grow, opacity reset, noise). Returns whether anything but Adam wrote parameters.
+  virtual bool after_adam(SplatSet& set, long step, float means_lr, Rng& rng) = 0;
+};
+
+// The strategy TrainOptions::strategy names. scene_radius: Dataset::radius (ADC's extent).
+std::unique_ptr<DensifyStrategy> make_strategy(const TrainOptions& options, double scene_radius);
+
+struct DensifyOptions;
+struct McmcOptions;
+std::unique_ptr<DensifyStrategy> make_adc_strategy(const DensifyOptions& options, double extent);
+std::unique_ptr<DensifyStrategy> make_mcmc_strategy(const McmcOptions& options);
+
+}  // namespace glint
