@@ -85,6 +85,10 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
                  "the result is the same either way)")
       ->check(kMegabytes)->capture_default_str()->group(o);
   cmd.add_flag("-q,--quiet", a.quiet, "No progress bar")->group(o);
+  cmd.add_option("--threads", a.run.threads,
+                 "CPU threads (0: every core, or OMP_NUM_THREADS, and one when that measures faster on a busy "
+                 "machine; the result is the same for every count)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str()->group(o);
   add_backend_flag(cmd, a.backend);
   add_dataset_flags(cmd, a.data);
 }

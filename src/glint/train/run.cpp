@@ -1,5 +1,6 @@
 #include "glint/train/run.h"
 
+#include <omp.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glint/core/error.h"
+#include "glint/core/thread_governor.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/cameras_json.h"
 #include "glint/io/model_file.h"
@@ -69,6 +71,16 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
                                         ", not before --steps " + std::to_string(train_.steps));
   }
 
+  // Evaluations between steps run at the step loop's thread count too.
+  const int max_threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+  ThreadGovernor governor(options_.threads > 0 ? 1 : max_threads);
+  const auto loop_threads = [&] { return options_.threads > 0 ? options_.threads : governor.threads(); };
+  struct RestoreThreads {
+    int n;
+    ~RestoreThreads() { omp_set_num_threads(n); }
+  } restore_threads{omp_get_max_threads()};
+  omp_set_num_threads(loop_threads());
+
   RunResult res;
   res.checkpoint_path = checkpoint_path_;
   RunProgress prog;
@@ -90,7 +102,10 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
       res.interrupted = true;
       break;
     }
+    omp_set_num_threads(loop_threads());
+    const auto t_step = clock::now();
     const StepResult r = trainer.step();
+    governor.record(std::chrono::duration<double, std::milli>(clock::now() - t_step).count());
     prog.step = r.step;
     prog.loss = r.loss;
     prog.splats = r.splats;
@@ -106,6 +121,8 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
   res.steps = trainer.current_step();
   res.steps_this_run = res.steps - first_step;
   res.splats = trainer.model().size();
+  res.thread_switches = governor.switches();
+  res.threads_at_end = loop_threads();
   res.ms_per_step = res.steps_this_run > 0 ? 1000.0 * res.train_time_s / static_cast<double>(res.steps_this_run) : 0.0;
 
   const std::string ply = (fs::path(paths_.out) / "scene.ply").string();
@@ -139,6 +156,7 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
   j["train_time_s"] = res.train_time_s;
   j["ms_per_step"] = res.ms_per_step;
   j["peak_rss_mb"] = peak_rss_mb();
+  j["threads"] = {{"max", max_threads}, {"at_end", res.threads_at_end}, {"switches", res.thread_switches}};
   j["initial_test_psnr"] = res.first_test_psnr;
   j["test_views"] = data_.test.size();
   j["test"] = report_json(res.test);

@@ -38,6 +38,8 @@ struct RunResult {
   double train_time_s = 0;     // the step loop's wall time
   double ms_per_step = 0;
   std::string checkpoint_path;
+  int threads_at_end = 0;    // the step loop's thread count when it ended
+  long thread_switches = 0;  // times the governor changed it
 };
 
 // Every hook has an empty default; the run calls them on its own thread.

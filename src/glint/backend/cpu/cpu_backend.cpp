@@ -270,7 +270,9 @@ void tiles_by_cost(const std::vector<std::uint32_t>& tile_offsets, std::vector<s
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
+  // threads <= 0: as many as OpenMP would use now, read at every call, so that a caller
+  // can change it between frames (omp_set_num_threads; core/thread_governor.h).
+  explicit CpuBackend(int threads) : requested_(threads) {}
   const char* name() const override { return "cpu"; }
 
   RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override {
@@ -287,7 +289,9 @@ class CpuBackend final : public Backend {
   // A state is handed out again once no RenderOutput refers to it any more, so steady
   // rendering (training, benchmarks) reuses its buffers instead of faulting in fresh pages.
   std::shared_ptr<CpuForwardState> take_state();
-  int threads_;
+  int threads() const { return requested_ > 0 ? requested_ : omp_get_max_threads(); }
+  int requested_;
+  int threads_ = 1;  // this call's
   std::vector<float> records_;  // backward's per-instance gradient records, reused
   std::vector<std::uint32_t> slots_, slot_work_;  // backward's record slot of each instance
   std::vector<std::shared_ptr<CpuForwardState>> pool_;
@@ -317,6 +321,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
     throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
   out.saved.reset();  // so that its state can be taken again
+  threads_ = threads();
   std::shared_ptr<CpuForwardState> st = take_state();
   const int W = camera.width, H = camera.height, TS = render::kTileSize;
   st->settings = settings;
@@ -574,6 +579,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
     throw Error("rasterizer backward: gradient given for an output that forward did not render");
   (void)settings;
   grad.resize(st->n, st->settings.want_mean2d_abs);
+  threads_ = threads();
   const int ntiles = st->tiles_x * st->tiles_y;
   const std::size_t ninst = st->inst_splat.size();
   // one cache line per record, written whole with streaming stores (store_record)
