@@ -84,6 +84,10 @@ struct ModelGrad {
   void resize(std::size_t n, bool with_mean2d_abs = true);
 };
 
+class TrainingSession;
+struct TrainingSetup;
+struct SplatSet;
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -102,6 +106,9 @@ class Backend {
   // `out` must be what forward returned for the same model, camera and settings.
   virtual void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                         const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) = 0;
+  // A training run's state on this backend (backend/training_session.h), starting from
+  // `initial`. The setup's dataset and images must outlive the session.
+  virtual std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) = 0;
 };
 
 // threads <= 0: OpenMP's default (OMP_NUM_THREADS or the number of cores).

@@ -22,6 +22,19 @@ struct Camera {
   Vec3d world_to_camera(Vec3d p) const { return R * p + t; }
   // Pixel coordinates (continuous, pixel centres at +0.5) of a point in camera space.
   Vec2d project(Vec3d pc) const { return {fx * pc.x / pc.z + cx, fy * pc.y / pc.z + cy}; }
+  // The same camera for an image resized to w x h: intrinsics scaled by w / width and
+  // h / height (pixel edges, not centres, stay in place), pose unchanged.
+  Camera scaled_to(int w, int h) const {
+    Camera c = *this;
+    const double sx = static_cast<double>(w) / width, sy = static_cast<double>(h) / height;
+    c.width = w;
+    c.height = h;
+    c.fx = fx * sx;
+    c.fy = fy * sy;
+    c.cx = cx * sx;
+    c.cy = cy * sy;
+    return c;
+  }
 };
 
 }  // namespace glint

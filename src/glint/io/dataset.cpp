@@ -125,17 +125,17 @@ std::vector<View> make_views(std::vector<PosedImage>& posed, const DatasetOption
       v.pinhole = lens.k;
     }
     auto [w, h] = target_size(v.pinhole.width, v.pinhole.height, o);
-    double sx = static_cast<double>(w) / v.pinhole.width, sy = static_cast<double>(h) / v.pinhole.height;
-    Camera& c = v.camera;
+    Camera c;
     c.name = fs::path(v.source.name).filename().string();
-    c.width = w;
-    c.height = h;
-    c.fx = v.pinhole.fx * sx;
-    c.fy = v.pinhole.fy * sy;
-    c.cx = v.pinhole.cx * sx;
-    c.cy = v.pinhole.cy * sy;
+    c.width = v.pinhole.width;
+    c.height = v.pinhole.height;
+    c.fx = v.pinhole.fx;
+    c.fy = v.pinhole.fy;
+    c.cx = v.pinhole.cx;
+    c.cy = v.pinhole.cy;
     c.R = v.source.R;
     c.t = v.source.t;
+    v.camera = c.scaled_to(w, h);
   }
   return views;
 }

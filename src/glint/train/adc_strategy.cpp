@@ -11,12 +11,12 @@ class AdcStrategy final : public DensifyStrategy {
  public:
   AdcStrategy(const DensifyOptions& o, double extent) : options_(o), extent_(extent) {}
   const char* name() const override { return "adc"; }
-  double after_backward(SplatSet& set, const BackwardView& b) override {
-    accumulate_densify_stats(set, b.step, options_, b.grad.mean2d, b.radii, b.width, b.height);
+  double after_backward(TrainingSession& s, long step) override {
+    s.accumulate_densify_stats(step, options_);
     return 0.0;
   }
-  bool after_adam(SplatSet& set, long step, float, Rng& rng) override {
-    const DensifyReport rep = densify_step(set, step, extent_, options_, rng);
+  bool after_adam(TrainingSession& s, long step, float, Rng& rng) override {
+    const DensifyReport rep = s.densify(step, extent_, options_, rng);
     return rep.densified || rep.opacity_reset;
   }
 

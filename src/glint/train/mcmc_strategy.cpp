@@ -11,12 +11,10 @@ class McmcStrategy final : public DensifyStrategy {
  public:
   explicit McmcStrategy(const McmcOptions& o) : options_(o) {}
   const char* name() const override { return "mcmc"; }
-  double after_backward(SplatSet& set, const BackwardView& b) override {
-    return mcmc_regularizer(set.model, options_, b.grad.opacity_logits.data(), b.grad.log_scales.data());
-  }
-  bool after_adam(SplatSet& set, long step, float means_lr, Rng& rng) override {
-    mcmc_add_noise(set, means_lr, options_, rng);
-    mcmc_step(set, step, options_, rng);
+  double after_backward(TrainingSession& s, long) override { return s.mcmc_regularizer(options_); }
+  bool after_adam(TrainingSession& s, long step, float means_lr, Rng& rng) override {
+    s.mcmc_noise(means_lr, options_, rng);
+    s.mcmc_refine(step, options_, rng);
     return true;  // the noise moves every splat
   }
 

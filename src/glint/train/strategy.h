@@ -6,21 +6,12 @@
 #include <memory>
 #include <span>
 
-#include "glint/backend/backend.h"
+#include "glint/backend/training_session.h"
 #include "glint/train/rng.h"
-#include "glint/train/splat_set.h"
 
 namespace glint {
 
 struct TrainOptions;
-
-// What a strategy sees of the step after the rasterizer's backward.
-struct BackwardView {
-  long step = 0;
-  ModelGrad& grad;             // the loss's gradients, which a strategy may add to
-  std::span<const float> radii;  // [N] screen radius in pixels, 0 where not drawn
-  int width = 0, height = 0;   // the rendered image
-};
 
 class DensifyStrategy {
  public:
@@ -28,10 +19,10 @@ class DensifyStrategy {
   virtual const char* name() const = 0;
   // After the backward, before Adam: a regulariser's gradient (returned value: its loss,
   // added to the step's) or densification statistics.
-  virtual double after_backward(SplatSet& set, const BackwardView& b) = 0;
+  virtual double after_backward(TrainingSession& session, long step) = 0;
   // After Adam: the set changes the schedule calls for (clone, split, prune, relocate,
   // grow, opacity reset, noise). Returns whether anything but Adam wrote parameters.
-  virtual bool after_adam(SplatSet& set, long step, float means_lr, Rng& rng) = 0;
+  virtual bool after_adam(TrainingSession& session, long step, float means_lr, Rng& rng) = 0;
 };
 
 // The strategy TrainOptions::strategy names. scene_radius: Dataset::radius (ADC's extent).

@@ -8,7 +8,6 @@
 #include <numeric>
 
 #include "glint/core/error.h"
-#include "glint/io/image_ops.h"
 
 namespace glint {
 
@@ -38,17 +37,33 @@ std::string TrainOptions::to_json() const {
   return j.dump();
 }
 
+namespace {
+TrainingSetup setup_of(const Dataset& dataset, const TrainOptions& o, ImageCache& cache) {
+  if (dataset.train.empty()) throw Error(dataset.root, "no training views");
+  TrainingSetup s;
+  s.dataset = &dataset;
+  s.images = &cache;
+  s.loss = o.loss;
+  s.random_background = o.random_background;
+  s.ssim_cache_mb = o.ssim_cache_mb;
+  return s;
+}
+
+double ms_since(std::chrono::steady_clock::time_point& t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
+}  // namespace
+
 Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache)
     : dataset_(dataset),
       options_(options),
-      backend_(backend),
-      cache_(cache),
-      set_(init_from_points(dataset.points, options.init)),
+      session_(backend.start_training(setup_of(dataset, options, cache), SplatSet(init_from_points(dataset.points, options.init)))),
       rng_(options.seed) {
-  if (dataset.train.empty()) throw Error(dataset.root, "no training views");
   means_lr_ = position_lr_schedule(options_.lr, dataset.radius);
   strategy_ = make_strategy(options_, dataset.radius);
-  fill_ssim_targets();
 }
 
 void Trainer::restore(TrainCheckpoint ckp, const std::string& what) {
@@ -60,13 +75,14 @@ void Trainer::restore(TrainCheckpoint ckp, const std::string& what) {
   if (saved != now)
     throw Error(what, "checkpoint was written with different training options; resume with the same flags "
                       "(saved: " + saved.dump() + ")");
-  set_ = std::move(ckp.splats);
+  session_->load(std::move(ckp.splats));
   rng_ = ckp.rng;
   step_ = ckp.step;
-  checked_ = false;
 }
 
-TrainCheckpoint Trainer::checkpoint() const { return TrainCheckpoint{step_, set_, rng_, options_.to_json()}; }
+TrainCheckpoint Trainer::checkpoint() const {
+  return TrainCheckpoint{step_, session_->state(), rng_, options_.to_json()};
+}
 
 int Trainer::active_sh_degree() const {
   return sh_degree_at(std::max(1L, step_), options_.sh_degree_every, options_.max_sh_degree);
@@ -87,123 +103,31 @@ std::size_t Trainer::view_for_step(long step) const {
 
 void Trainer::check_finite(long step, double loss, int adam_bad, bool all) {
   if (!std::isfinite(loss)) throw Error("step " + std::to_string(step) + ": the loss is not finite");
-  const auto fail = [&](int g) {
-    throw Error("step " + std::to_string(step) + ": parameter tensor '" + kParamGroupNames[static_cast<std::size_t>(g)] +
-                "' has non-finite values");
-  };
-  if (adam_bad >= 0) fail(adam_bad);
-  // Adam checked every value it wrote; the rest are as the last check left them unless
-  // something else changed the set.
-  if (!all && checked_) return;
-  for (int g = 0; g < kNumParamGroups; ++g) {
-    const std::vector<float>& p = set_.param(g);
-    // x * 0 is 0 for finite x and NaN for inf/NaN, so the sum is finite iff every value
-    // is: one vectorised pass, no branch per value, and the order of the sum cannot change
-    // the answer, so threads take blocks.
-    const float* d = p.data();
-    const long n = static_cast<long>(p.size());
-    float sum = 0.f;
-#pragma omp parallel for schedule(static) reduction(+ : sum) if (n >= (1L << 18))
-    for (long b = 0; b < n; b += 8192) {
-      float acc[8] = {};
-      const long e = std::min(n, b + 8192), e8 = b + (e - b) / 8 * 8;
-      for (long i = b; i < e8; i += 8)
-        for (int k = 0; k < 8; ++k) acc[k] += d[i + k] * 0.f;
-      for (long i = e8; i < e; ++i) acc[0] += d[i] * 0.f;
-      for (int k = 0; k < 8; ++k) sum += acc[k];
-    }
-    if (!(sum == 0.f)) fail(g);
-  }
-  checked_ = true;
-}
-
-namespace {
-double ms_since(std::chrono::steady_clock::time_point& t) {
-  const auto now = std::chrono::steady_clock::now();
-  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
-  t = now;
-  return ms;
-}
-}  // namespace
-
-void Trainer::fill_ssim_targets() {
-  // (with lambda 0 the loss takes no SSIM; over a random background the target changes
-  // every step)
-  if (options_.random_background || options_.loss.lambda_dssim == 0.f) return;
-  const std::size_t n = dataset_.train.size();
-  ssim_stats_.assign(n, {});
-  const std::size_t budget = options_.ssim_cache_mb << 20;
-  std::size_t kept = 0, bytes = 0;  // views 0..kept-1 get their blurs while the budget lasts
-  for (; kept < n; ++kept) {
-    const Camera& cam = dataset_.train[kept].camera;
-    const std::size_t need = 2 * 3 * sizeof(float) * static_cast<std::size_t>(cam.width) * cam.height;
-    if (bytes + need > budget) break;
-    bytes += need;
-  }
-  // One view per thread (the blur of one small image does not pay for splitting it). A
-  // view's image that fails to load stops the run here, the first such view in view order
-  // named, whichever thread met it first.
-  std::vector<std::exception_ptr> errors(kept);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (long i = 0; i < static_cast<long>(kept); ++i) {
-    const auto v = static_cast<std::size_t>(i);
-    try {
-      const std::shared_ptr<const Image8> image = cache_.get(v);
-      ImageF target;
-      composite_float_into(*image, dataset_.background, target);
-      fill_ssim_target_stats(target.data.data(), target.width, target.height, target.channels, ssim_stats_[v]);
-    } catch (...) {
-      errors[v] = std::current_exception();
-    }
-  }
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-SsimTargetStats<float>* Trainer::ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target) {
-  if (!fixed_target || view >= ssim_stats_.size()) return nullptr;
-  SsimTargetStats<float>& st = ssim_stats_[view];
-  return st.filled_for(target.width, target.height, target.channels) ? &st : nullptr;
+  const int bad = adam_bad >= 0 ? adam_bad : session_->first_non_finite_group(all);
+  if (bad >= 0)
+    throw Error("step " + std::to_string(step) + ": parameter tensor '" +
+                kParamGroupNames[static_cast<std::size_t>(bad)] + "' has non-finite values");
 }
 
 StepResult Trainer::step() {
   StepResult res;
   auto clock = std::chrono::steady_clock::now();
   const long step = step_ + 1;
-  const View& view = dataset_.train[view_for_step(step)];
-  const std::size_t view_index = static_cast<std::size_t>(&view - dataset_.train.data());
-  std::shared_ptr<const Image8> image = cache_.get(view_index);
+  TrainingSession& s = *session_;
 
   // Coarse-to-fine: render and compare at 1/4, then 1/2 resolution early on.
-  Camera cam = view.camera;
   int factor = 1;
   if (options_.coarse_to_fine > 0 && step <= options_.coarse_to_fine) factor = step <= options_.coarse_to_fine / 2 ? 4 : 2;
-  const Image8* src = image.get();
-  Image8 small;
-  if (factor > 1) {
-    int w = std::max(1, cam.width / factor), h = std::max(1, cam.height / factor);
-    double sx = static_cast<double>(w) / cam.width, sy = static_cast<double>(h) / cam.height;
-    cam.width = w;
-    cam.height = h;
-    cam.fx *= sx;
-    cam.fy *= sy;
-    cam.cx *= sx;
-    cam.cy *= sy;
-    small = resize_area(*image, w, h);
-    src = &small;
-  }
-
   std::array<float, 3> bg = dataset_.background;
   if (options_.random_background)
     for (float& c : bg) c = static_cast<float>(rng_.uniform());
-  ImageF& target = target_;
-  composite_float_into(*src, bg, target);
+  s.set_target(view_for_step(step), factor, bg);
 
   RenderSettings rs;
   for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
   rs.sh_degree = sh_degree_at(step, options_.sh_degree_every, options_.max_sh_degree);
   // The model carries the degree in use, so files written from it keep those coefficients.
-  set_.model.sh_degree = rs.sh_degree;
+  s.set_sh_degree(rs.sh_degree);
   const bool geometry = options_.normal_weight > 0 && step >= options_.normal_from;
   rs.want_alpha = geometry;
   rs.want_depth = geometry;
@@ -211,48 +135,19 @@ StepResult Trainer::step() {
   const bool distortion = options_.distortion_weight > 0 && step >= options_.distortion_from;
   rs.want_distortion = distortion;  // rendered (and its state kept) only when it is used
   rs.antialiased = options_.antialiased;
-  RenderOutput& out = out_;  // reused from step to step
-  backend_.forward_into(set_.model, cam, rs, out);
+  s.render(rs);
   res.ms_forward = ms_since(clock);
 
-  ImageF& d_rgb = d_rgb_;
-  SsimTargetStats<float>* kept = ssim_stats_for(view_index, factor == 1 && !options_.random_background, target);
-  LossValue loss = photometric_loss(out.rgb, target, &d_rgb, options_.loss, kept);
+  double total = s.photometric_loss();
   res.ms_loss = ms_since(clock);
-  double total = loss.total;
-  RenderGradIn gin;
-  gin.d_rgb = d_rgb.data.data();
-  NormalConsistency nc;
-  if (geometry) {
-    nc = normal_consistency(cam, out.normal, out.depth, out.alpha, options_.normal_weight);
-    total += nc.loss;
-    gin.d_normal = nc.d_normal.data.data();
-    gin.d_depth = nc.d_depth.data.data();
-  }
-  DistortionLoss dl;
-  if (distortion) {
-    dl = distortion_loss(out.distortion, options_.distortion_weight);
-    total += dl.loss;
-    gin.d_distortion = dl.d_distortion.data.data();
-  }
-  backend_.backward(set_.model, cam, rs, out, gin, grad_);
-  if (options_.flatten_weight > 0 && step >= options_.flatten_from)
-    total += flatten_loss(set_.model, options_.flatten_weight, grad_.log_scales.data());
-
+  if (geometry) total += s.normal_consistency(options_.normal_weight);
+  if (distortion) total += s.distortion(options_.distortion_weight);
+  s.backward();
+  if (options_.flatten_weight > 0 && step >= options_.flatten_from) total += s.flatten(options_.flatten_weight);
   res.ms_backward = ms_since(clock);
 
-  const std::size_t n = set_.size();
-  std::vector<float>& radii = radii_;
-  std::vector<std::uint8_t>& visible = visible_;
-  radii.resize(n);
-  visible.resize(n);
-  std::size_t num_visible = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    radii[i] = static_cast<float>(out.radii[i]);
-    visible[i] = out.radii[i] > 0;
-    num_visible += visible[i];
-  }
-  total += strategy_->after_backward(set_, BackwardView{step, grad_, radii, cam.width, cam.height});
+  const std::size_t num_visible = s.visibility();
+  total += strategy_->after_backward(s, step);
   res.ms_stats = ms_since(clock);
 
   const float means_lr = static_cast<float>(means_lr_(step));
@@ -262,23 +157,18 @@ StepResult Trainer::step() {
                       static_cast<float>(options_.lr.opacity_logits),
                       static_cast<float>(options_.lr.sh_dc),
                       static_cast<float>(options_.lr.sh_rest)};
-  GroupGrads grads = {grad_.means.data(),          grad_.log_scales.data(), grad_.quats.data(),
-                      grad_.opacity_logits.data(), grad_.sh_dc.data(),      grad_.sh_rest.data()};
   // the degree rises with the step only, so this step's is the highest any step has used
-  const int adam_bad = set_.adam_step(grads, rates, options_.selective_adam ? visible.data() : nullptr, rs.sh_degree);
+  const int adam_bad = s.adam(rates, options_.selective_adam, rs.sh_degree);
   res.ms_optimizer = ms_since(clock);
 
-  const bool changed = strategy_->after_adam(set_, step, means_lr, rng_);  // something besides Adam wrote parameters
+  const bool changed = strategy_->after_adam(s, step, means_lr, rng_);  // something besides Adam wrote parameters
   step_ = step;
   check_finite(step, total, adam_bad, changed);
   res.ms_densify = ms_since(clock);
   res.step = step;
   res.loss = total;
-  res.splats = set_.size();
+  res.splats = s.size();
   res.visible = num_visible;
-  // out_ keeps its images for the next step; its forward state goes back to the backend's
-  // pool, where test-view renders between steps take it instead of allocating another
-  out_.saved.reset();
   return res;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/training_session.h"
 #include "glint/io/dataset.h"
 #include "glint/io/image_cache.h"
 #include "glint/train/checkpoint.h"
@@ -71,7 +72,8 @@ struct StepResult {
 
 class Trainer {
  public:
-  // `cache` serves the images of dataset.train.
+  // `cache` serves the images of dataset.train. The state lives in the backend's training
+  // session; only scalars cross per step.
   Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache);
 
   // Continues from a checkpoint; throws glint::Error naming `what` when it was written
@@ -84,45 +86,23 @@ class Trainer {
   StepResult step();
 
   long current_step() const { return step_; }
-  const GaussianModel& model() const { return set_.model; }
+  const GaussianModel& model() const { return session_->state().model; }
   int active_sh_degree() const;
   const std::array<float, 3>& background() const { return dataset_.background; }
 
  private:
   std::size_t view_for_step(long step) const;
-  // Throws when the loss or a parameter is not finite. adam_bad: Adam::step's answer for
-  // the values it wrote; all: read every parameter (something else changed them too, or
-  // no check has read them yet).
+  // Throws when the loss or a parameter is not finite. adam_bad: Adam's answer for the
+  // values it wrote; all: read every parameter (something else changed them too).
   void check_finite(long step, double loss, int adam_bad, bool all);
 
   const Dataset& dataset_;
   TrainOptions options_;
-  Backend& backend_;
-  ImageCache& cache_;
-  SplatSet set_;
+  std::unique_ptr<TrainingSession> session_;
   Rng rng_;
   long step_ = 0;
-  bool checked_ = false;  // a full finiteness check has read the parameters since they were loaded
-  ModelGrad grad_;
-  // per-step scratch kept across steps (no allocation in the steady state)
-  ImageF target_;  // the step's image over its background
-  // per training view: its target's SSIM blurs at full resolution over the dataset's
-  // background, for the first views that fit in ssim_cache_mb (fill_ssim_targets)
-  std::vector<SsimTargetStats<float>> ssim_stats_;
-  ImageF d_rgb_;
-  RenderOutput out_;  // the step's render, its images reused by the next step
-  std::vector<float> radii_;
-  std::vector<std::uint8_t> visible_;
   ExpLrSchedule means_lr_;
   std::unique_ptr<DensifyStrategy> strategy_;
-
-  // Blurs every kept view's target at the start, in parallel over views: steps then cost
-  // the same from the first (a view's first visit used to pay ~2 ms at 320x240 for the
-  // blurs and the first touch of their memory), and a broken image stops the run at once.
-  void fill_ssim_targets();
-  // The view's kept SSIM blurs for this step's target, or null (fixed_target false: the
-  // target is downscaled or over a random background; or the view is past the budget).
-  SsimTargetStats<float>* ssim_stats_for(std::size_t view, bool fixed_target, const ImageF& target);
 };
 
 }  // namespace glint

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/cpu/launch.h"
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/backend/cpu/splat_kernels.h"
@@ -284,6 +285,9 @@ class CpuBackend final : public Backend {
                     RenderOutput& out) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
+  std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
+    return make_cpu_training_session(*this, setup, std::move(initial));
+  }
 
  private:
   // A state is handed out again once no RenderOutput refers to it any more, so steady
