@@ -115,8 +115,8 @@ class Trainer {
   ExpLrSchedule means_lr_;
 
   // Blurs every kept view's target at the start, in parallel over views: steps then cost
-  // the same from the first (a view's first visit used to pay ~2 ms at 320x240 for the
-  // blurs and the first touch of their memory), and a broken image stops the run at once.
+  // the same from the first (filling at a view's first visit would make that step pay for
+  // the blurs and the first touch of their memory), and a broken image stops the run at once.
   void fill_ssim_targets();
   // The view's kept SSIM blurs for this step's target, or null (fixed_target false: the
   // target is downscaled or over a random background; or the view is past the budget).
