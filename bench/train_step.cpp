@@ -145,8 +145,8 @@ void run(const std::string& label, const std::string& dir, int steps, int warmup
 // --windows: two trainers of the same row, one stepping through warmup+1 .. warmup+steps
 // ("early") and one `steps` further on ("late"), stepped in turns (A B B A ...) so that both
 // windows run on the same machine from millisecond to millisecond. On a shared machine whose
-// speed drifts by tens of percent between runs (docs/BENCHMARKS.md, sessions 11 and 12), two
-// separate runs cannot compare the windows; in turns their ratio holds to about a percent.
+// speed drifts between runs (docs/BENCHMARKS.md, "Benchmarking on a noisy machine"), two
+// separate runs cannot compare the windows; in turns their ratio holds.
 void run_windows(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
                  long sh_degree_every = 0) {
   RowData row(dir, warmup + 2 * steps, sh_degree_every);

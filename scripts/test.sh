@@ -23,7 +23,8 @@ cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure
 bash scripts/check-isa-objects.sh build
 
-# The per-element math must stay compilable as CUDA device code (DESIGN.md §4).
+# The per-element math must stay compilable as CUDA device code, so that a CUDA backend can
+# launch the functions the CPU backend uses (docs/RASTERIZER.md, "Device-code check").
 nvcc_bin=$(command -v nvcc || true)
 [ -z "$nvcc_bin" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc_bin=/usr/local/cuda/bin/nvcc
 if [ -n "$nvcc_bin" ]; then

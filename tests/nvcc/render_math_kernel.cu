@@ -1,6 +1,6 @@
 // Compiled by nvcc in CI (scripts/test.sh) but never run: proves that the per-element math
 // in src/glint/render/ builds as device code, so a CUDA backend can launch the very
-// functions the CPU backend uses (DESIGN.md §4). One thread per splat projects it,
+// functions the CPU backend uses. One thread per splat projects it,
 // evaluates its colour and runs one blend step forward and backward, with the VJPs.
 #include "glint/render/blend.h"
 #include "glint/render/project.h"

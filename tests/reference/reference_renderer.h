@@ -1,5 +1,5 @@
 #pragma once
-// The slow reference rasterizer that defines correctness (DESIGN.md §4): double precision,
+// The slow reference rasterizer that defines correctness: double precision,
 // one pixel at a time, every splat in depth order, no tiles. Its forward projection and
 // blending are written independently of src/glint/render/; its backward blends pixel by
 // pixel back to front and then calls the render/ projection and SH VJPs instantiated for

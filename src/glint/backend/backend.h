@@ -24,13 +24,13 @@ struct RenderSettings {
   bool want_distortion = false;           // depth distortion sum_ij w_i w_j |z_i - z_j|
   bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
   // Backward: also fill ModelGrad::mean2d_abs (AbsGS's densification statistic). Off, it is
-  // left empty: its per-pixel absolute values were 8% of the 320x240 training step's
-  // backward, and Glint's densification does not read them.
+  // left empty: its per-pixel absolute values are a noticeable part of the backward, and
+  // Glint's densification does not read them.
   bool want_mean2d_abs = false;
   float near_plane = 0.01f;               // splats with view z below this are culled
   // Keep what only a backward pass needs (where each tile-list entry's gradient record
   // goes). Renders that will not be differentiated set it to false: their forward skips
-  // that bookkeeping (about 1 ms of an 800x800 / 300k forward), and a backward after such a
+  // that bookkeeping (half the binning's scattered writes), and a backward after such a
   // forward still works, doing the bookkeeping itself (slower than keeping it).
   bool for_backward = true;
 };
@@ -96,8 +96,8 @@ class Backend {
                                const RenderSettings& settings) = 0;
   // The same as out = forward(model, camera, settings), but reusing out's images where
   // their sizes fit, for callers that render frame after frame (training, glint render):
-  // the images are then neither allocated nor cleared again (that took 1.2-1.3 ms of an
-  // 800x800 forward).
+  // the images are then neither allocated nor cleared again (clearing them is a visible
+  // cost of a large frame).
   // Releases out's previous forward state first. After an exception out is unspecified.
   virtual void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                             RenderOutput& out) {

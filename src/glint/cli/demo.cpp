@@ -27,7 +27,7 @@ void add_demo(CLI::App& app) {
   args->save_renders = true;
   args->run.eval_every = 500;
   // The demo ends by relighting, so it trains the geometry that relights best
-  // (docs/LIGHTING.md: 29.9 dB relit PSNR against 25.3 dB with the default settings).
+  // (docs/LIGHTING.md compares it with the default settings on the relight benchmark).
   args->run.preset = "lightable";
   auto data_ptr = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("demo", "Train on the bundled demo scene (data/demo) with --preset lightable, evaluate it and relight it");

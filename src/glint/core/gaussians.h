@@ -1,5 +1,5 @@
 #pragma once
-// The splat model in structure-of-arrays order (DESIGN.md §5). Storage is always sized for
+// The splat model in structure-of-arrays order (docs/ARCHITECTURE.md). Storage is always sized for
 // SH degree 3 (15 rest coefficients a splat) so kernels index it the same way whatever
 // degree is active; `sh_degree` says how many of those coefficients carry data.
 #include <cstddef>

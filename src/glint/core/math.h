@@ -1,7 +1,7 @@
 #pragma once
 // Small fixed-size vector/matrix types shared by host code and kernels. Plain aggregates
 // with no alignment requirements: flat float buffers are read through load3/store3 so
-// that no backend ever assumes a 16-byte float3 (DESIGN.md §4).
+// that no backend (CPU lanes or CUDA) ever assumes a 16-byte float3.
 #include <cmath>
 
 #include "glint/core/hd.h"

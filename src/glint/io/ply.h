@@ -1,5 +1,5 @@
 #pragma once
-// graphdeco-style Gaussian PLY (DESIGN.md §5), the format every splat viewer reads.
+// graphdeco-style Gaussian PLY, the format every splat viewer reads.
 #include <string>
 
 #include "glint/core/gaussians.h"

@@ -1,4 +1,4 @@
-// Writing graphdeco PLYs exactly as DESIGN.md §5 lays them out, so the files open in every
+// Writing graphdeco PLYs in the layout docs/ARCHITECTURE.md states, so the files open in every
 // splat viewer and a write -> read -> write round trip is byte-identical.
 #include <algorithm>
 #include <bit>

@@ -1,5 +1,5 @@
 #pragma once
-// antimatter15 `.splat`: 32 bytes a splat, no header (DESIGN.md §5). Keeps colour only
+// antimatter15 `.splat`: 32 bytes a splat, no header (docs/ARCHITECTURE.md). Keeps colour only
 // (SH degree 0), with 8-bit colour, opacity and rotation.
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // Light sources and their irradiance at a surface point, in the units the relight dataset
-// was verified with against Blender (docs/LIGHTING.md, DESIGN.md §7):
+// was verified with against Blender (docs/LIGHTING.md):
 //   point: E = I max(0, n.w) / d^2, I in W/sr (Blender power P [W] gives I = P / 4pi)
 //   spot : the point formula times a smooth cone falloff
 //   sun  : E = S max(0, n.s), S in W/m^2, s the unit direction TO the light

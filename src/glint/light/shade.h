@@ -1,6 +1,6 @@
 #pragma once
 // Diffuse relighting of one view, pixel by pixel, with the model the relight dataset was
-// rendered with (datasets/relight/README.md, DESIGN.md §7), all in linear colour:
+// rendered with (datasets/relight/README.md, docs/LIGHTING.md), all in linear colour:
 //   L_c = albedo_c * ambient_c * AO  +  sum_l albedo_c * colour_lc * E_l * V_l / pi
 // Background pixels need no special case: a zero normal receives no irradiance.
 #include <vector>

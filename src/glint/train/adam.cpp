@@ -9,9 +9,8 @@
 namespace glint {
 
 // Below this many values a parallel region costs more than the update. Training opens
-// parallel regions every few hundred microseconds, so the threads are still awake: from
-// 64k values (kMinParallel * 4) two threads halve the update (20k splats: 1.38 -> 0.78 ms
-// a step).
+// parallel regions so often that the threads are still awake: from 64k values
+// (kMinParallel * 4) two threads halve the update.
 constexpr std::size_t kMinParallel = 16384;
 
 void Adam::add_group(std::string name, int width, std::size_t rows) {

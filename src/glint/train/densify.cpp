@@ -28,8 +28,8 @@ void accumulate_densify_stats(SplatSet& set, long step, const DensifyOptions& o,
                                 std::to_string(radii.size()) + " radii for " + std::to_string(n) + " splats");
   const float sx = 0.5f * static_cast<float>(image_width), sy = 0.5f * static_cast<float>(image_height);
   const long count = static_cast<long>(n);
-  // ~10 ns a splat: threads only pay off for millions of splats (a parallel region on a
-  // loaded machine can cost milliseconds of waiting for the second thread).
+  // Little work a splat: threads only pay off for millions of splats (a parallel region on
+  // a loaded machine can wait long for the second thread).
 #pragma omp parallel for schedule(static) if (count >= (1 << 20))
   for (long i = 0; i < count; ++i) {
     if (!(radii[i] > 0.f)) continue;

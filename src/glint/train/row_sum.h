@@ -2,8 +2,8 @@
 #include <cmath>
 // Sums of one image row in double, in a fixed order whatever the thread count. One running
 // sum is a chain of dependent additions, four cycles each; eight interleaved sums, combined
-// pairwise at the end, keep the order fixed and the adder busy (with both of the loss's
-// row sums on them, the 320x240 training step's loss went 1.40 -> 1.34 ms).
+// pairwise at the end, keep the order fixed and the adder busy (both of the loss's row
+// sums use them).
 
 namespace glint {
 

@@ -39,7 +39,7 @@ std::array<T, kSsimWindow> gaussian_window() {
 // loop of both blur passes (a tap reading zero padding adds exactly +0). One store per
 // output, the 11 taps in registers. The float blur fuses five of its products into the
 // sums on CPUs with AVX2 and FMA (chosen at run time, set_ssim_blur), 11 operations an
-// output instead of 16 (the 320x240 training loss measured 1.04 -> 0.99 ms), on 16 lanes
+// output instead of 16, on 16 lanes
 // where there is AVX-512 (the same bits); elsewhere, and for double, it runs unfused,
 // compiled for AVX2 and baseline x86-64 (target_clones) with the same bits. So on one
 // machine the results are the same run to run and for any thread count, and CPUs without
@@ -48,8 +48,7 @@ std::array<T, kSsimWindow> gaussian_window() {
 #define GLINT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 // The element-wise float loops (map, products, gradient rows): also an AVX-512 build, on 16
 // lanes. No FMA in any of them (this file is built without contraction), so all give the
-// same bits (the same SSIM values and gradient hashes as before them); the 320x240
-// training loss measured 0.92-0.93 -> 0.90-0.91 ms with them (six alternating runs).
+// same bits (the same SSIM values and gradient hashes as the baseline build).
 #define GLINT_WIDE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define GLINT_SIMD_CLONES
@@ -82,9 +81,9 @@ inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long
 // Four output rows of the vertical pass at once, from the 14 input rows src[0..13] (output
 // row r reads src[r..r+10]), each value window_sum's, so the bits are conv11_impl's. One
 // load of an input row feeds up to four outputs, so the vertical pass reads the ring (three
-// planes of 11 rows were 80 KB at 200x200, more than L1) 3.5 times a value instead of 11. That took the training loss 16-17% shorter on shapes_colmap and at
-// 320x240 (in-process A/B, 400 steps, twice a row). Eight rows at once, as GCC 12 compiled
-// them, ran 11x slower.
+// planes of 11 rows are 80 KB at 200x200, more than L1) 3.5 times a value instead of 11,
+// which makes the loss markedly cheaper. Eight rows at once, as GCC 12 compiled them, were
+// far slower.
 constexpr int kBlurRows = 4;
 template <class T, class MulAdd>
 inline void conv11x4_impl(T* __restrict d0, T* __restrict d1, T* __restrict d2, T* __restrict d3, const T* const* src,
@@ -117,9 +116,8 @@ __attribute__((target("avx2,fma"))) void conv11_fma(float* dst, const float* con
 }
 // The same sums on 16 lanes where the CPU has AVX-512: the rows are long and contiguous,
 // unlike the tile kernels' lane groups, and each lane computes what conv11_fma's does, so
-// the bits are the same. The 320x240 training step measured 7.63 -> 7.45 ms with it, more
-// than the blur's own share (loss 0.97 -> 0.94 ms; the backward after it also ran faster,
-// 2.69 -> 2.56 ms, three alternating runs, for reasons not found).
+// the bits are the same. It shortens the training step by more than the blur's own share
+// (the backward after it also ran faster, for reasons not found).
 __attribute__((target("avx512f,avx512vl,avx2,fma,prefer-vector-width=512"))) void conv11_avx512(
     float* dst, const float* const* src, const float* g, long n) {
   conv11_impl(dst, src, g, n, [](float a, float b, float c) { return __builtin_fmaf(a, b, c); });
@@ -182,7 +180,7 @@ inline void map_row_impl(const T* const* m, T C1, T C2, long n, T* __restrict v,
     T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
     T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
     // one division a value, 1 / (B1 B2), from which 1 / B1 = B2 / (B1 B2) and so on: five
-    // divisions took the 320x240 training loss 0.03 ms longer
+    // divisions would make the loss slower
     const T inv = T(1) / (B1 * B2);
     const T vj = A1 * A2 * inv;
     v[j] = vj;
@@ -216,7 +214,7 @@ GLINT_SIMD_CLONES void map_row(const double* const* m, double C1, double C2, lon
 // for the SSIM map. Only pad's borders and zeros must hold zeros (clear_borders); every
 // other value is written before it is read. Rows start on cache lines (the base is 64-byte
 // aligned, strides are whole lines): the vertical pass then loads no vector across two
-// lines, which took the 320x240 SSIM with its gradient from 1.42 to 1.25 ms.
+// lines, which makes the SSIM with its gradient markedly faster.
 template <class T>
 struct BlurScratch {
   static constexpr long kLine = 64 / sizeof(T);
@@ -369,9 +367,8 @@ void grad_row(double inv, const double* m0, const double* m1, const double* m2, 
 
 // The three derivative planes of the SSIM map (d_mu1, d_e11, d_e12), laid out so that the
 // gradient's blur reads their rows in place: every row has kRadius * c zeros on either side
-// (one run of them between rows). Copying each row into a padded scratch row instead took
-// 0.85% of the shapes_colmap training step's time (perf) and 1% of the 320x240 SSIM with
-// its gradient. Kept per thread across calls.
+// (one run of them between rows), saving the copy of each row into a padded scratch row.
+// Kept per thread across calls.
 template <class T>
 struct PaddedPlanes {
   long values = 0, border = 0, pitch = 0, plane = 0;  // values: of a row

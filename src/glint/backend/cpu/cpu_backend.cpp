@@ -138,13 +138,13 @@ struct CpuForwardState final : ForwardState {
 namespace {
 
 // Stable LSD radix sort of (key << 32 | value) pairs by key, 11 bits a pass (8 below 64k
-// pairs: a small input pays more for 2048 scattered write streams than for a third pass;
-// 20k splats sorted in 0.165 ms instead of 0.19), for keys up to max_key (the passes above
-// its highest bit would be the identity and are skipped). Each
-// pass counts and scatters contiguous chunks of the input in parallel; offsets are laid out
-// bucket-major, chunk-minor, so the result is the stable order whatever the chunk count.
-// Key and value travel as one 64-bit word: one load and one scattered store each (separate
-// key and value arrays took 2.8 ms for 300k splats, this 2.1).
+// pairs: a small input pays more for 2048 scattered write streams than for a third pass),
+// for keys up to max_key (the passes above its highest bit would be the identity and are
+// skipped). Each pass counts and scatters contiguous chunks of the input in parallel;
+// offsets are laid out bucket-major, chunk-minor, so the result is the stable order
+// whatever the chunk count.
+// Key and value travel as one 64-bit word: one load and one scattered store each, where
+// separate key and value arrays take two of each.
 void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& tmp, std::vector<std::uint32_t>& hist,
                 std::uint32_t max_key, int threads) {
   const std::size_t n = a.size();
@@ -216,10 +216,9 @@ T* grow(std::vector<T>& v, std::size_t n) {
 // Scratch that starts on a cache line: n values from a 64-byte boundary of the vector (the
 // const overload finds the same boundary again). For what tiles write while the other
 // thread writes the neighbouring tiles: a tile row of the per-pixel forward state
-// (T_final, ...) is 64 bytes, and at malloc's 16-byte alignment it shared a line with each
-// neighbour (the forward's blend phase at 800x800 / 300k measured 36.1-36.8 ms before,
-// 33.6-34.8 after); and for the backward's gradient records, one line each, which the tile
-// kernels write with streaming stores.
+// (T_final, ...) is 64 bytes, and at malloc's 16-byte alignment it would share a line with
+// each neighbour (false sharing slows the blend); and for the backward's gradient records,
+// one line each, which the tile kernels write with streaming stores.
 template <class T>
 T* line_aligned(std::vector<T>& v, std::size_t n) {
   T* p = grow(v, n + 64 / sizeof(T));
@@ -253,9 +252,8 @@ void scatter_instances(const CpuForwardState& st, std::vector<std::uint32_t>& pl
 
 // The order in which threads take the tiles, forward and backward: most splats first
 // (ties in image order), so that the dynamic schedule ends on cheap tiles. In image order a
-// few expensive tiles near the end left one thread waiting for the other: the steady-state
-// training forward measured 3.81 -> 3.77 ms at 320x240, 1.31 -> 1.27 ms on shapes_colmap
-// (four alternating runs). Which thread blends a tile does not change its bits.
+// few expensive tiles near the end leave one thread waiting for the other. Which thread
+// blends a tile does not change its bits.
 void tiles_by_cost(const std::vector<std::uint32_t>& tile_offsets, std::vector<std::uint64_t>& keys,
                    std::vector<std::uint32_t>& order) {
   const std::size_t ntiles = tile_offsets.size() - 1;
@@ -366,8 +364,8 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   k.project_splats(pa, threads_);
 
   // Per-splat instance offsets, and the visible splats with their depth keys, in two
-  // chunked passes (sums, then writes from each chunk's prefix): serial loops over every
-  // splat, these took 1.5 ms of the 800x800 / 300k forward.
+  // chunked passes (sums, then writes from each chunk's prefix): as serial loops over every
+  // splat they were a visible share of a large forward.
   st->splat_inst_offsets.resize(st->n + 1);
   const int nsplat_chunks = std::max(1, std::min(threads_ * 4, n / 8192));
   const auto splat_chunk = [&](int c) {
@@ -452,8 +450,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   // each chunk in one pass: the prefix of its counts, its splats' tiles listed in depth
   // order, and a histogram of those tiles. The tiles come from the projection's tile masks
   // (large splats are tested again): listing them per splat in splat order first, and then
-  // copying them into depth order, took 2 ms more of the 800x800 / 300k forward (and this
-  // pass without its prefetch 4 ms more).
+  // copying them into depth order, was slower, and so is this pass without its prefetch.
   const TileListArgs la{W, H, st->packed.data()};
   const int tiles_x = st->tiles_x;
   parallel_for_chunks(nchunks, threads_, [&](int c) {
@@ -489,7 +486,7 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   // Each tile-list entry's splat, and for a backward its record's splat-major slot: the
   // splat's first slot plus the entry's rank among the splat's tiles. Without for_backward
   // only the splats (the backward would run this scatter again for the slots): half the
-  // scattered writes, 1.2 ms of the 800x800 / 300k forward.
+  // scattered writes.
   st->bin_chunks = nchunks;
   st->bin_chunk = chunk;
   if (!settings.for_backward) st->tile_base = cnt;  // the backward's copy of the first places
@@ -550,8 +547,8 @@ void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, 
   // The colour over the background and alpha (compose_rows, which says why it is a pass of
   // its own) of each band of tile rows, by the thread that finishes the band's last tile:
   // the band's transmittance and colour are still in cache, and the pass overlaps the
-  // other tiles. A pass over the whole image after the tiles took 1.1 ms of the 800x800 /
-  // 300k forward; by bands the forward measured 0.6 ms faster (28 alternating runs).
+  // other tiles, where a pass over the whole image after the tiles would run alone and
+  // read them back from memory.
   // The count is acq_rel so the composing thread sees every tile of the band.
   std::vector<std::atomic<int>>& band_done = st->band_done;
   if (band_done.size() < std::size_t(st->tiles_y)) band_done = std::vector<std::atomic<int>>(std::size_t(st->tiles_y));

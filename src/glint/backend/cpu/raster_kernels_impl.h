@@ -276,8 +276,8 @@ inline AlphaV alpha_v(const SplatLanes& s, vf px, const PairRows& rows) {
 constexpr float kWalkMaxPower = 60.f;  // e^-60 and e^60 are well inside float range
 // Splats whose box is under 16 x 8 pixels take alpha_v: a tile holds few of their lane
 // groups, and the backward replays fewer still (only those where the forward blended), so
-// the walk's four exps cost more than they save. With an 8 x 4 pixel bound instead of this
-// one, the 320x240 training step's backward took 4.3 ms against 3.7 (two runs each).
+// the walk's four exps cost more than they save (an 8 x 4 pixel bound made the 320x240
+// training backward clearly slower).
 inline bool walk_worth_it(const SplatPacked& s) { return s.ext_x >= 8.f && s.ext_y >= 4.f; }
 struct GaussWalk {
   bool exact;      // alpha_v per group
@@ -382,10 +382,9 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
   // box's columns, for thin tilted ones more than two groups wide (rho^2 = B^2 / AC > 0.5:
   // the ellipse fills less than 55% of its box) only those its rows' spans reach. The span
   // tests (two vector square roots and a union per row pair) cost more than the alpha of
-  // the few groups they skip on rounder or smaller splats: with them for every splat, the
-  // 320x240 training forward took 4.91 ms against 4.32 now, the 800x800 / 300k forward
-  // 57.1 against 54.5 ms (medians of five alternating runs). Either way, groups without a
-  // candidate lane are dropped below, so the choice changes no result.
+  // the few groups they skip on rounder or smaller splats: with them for every splat, both
+  // the training forward and the 800x800 / 300k forward were slower. Either way, groups
+  // without a candidate lane are dropped below, so the choice changes no result.
   int g0[PAIRS], g1[PAIRS];
   if (s.B * s.B > 0.5f * s.A * s.C && s.ext_x > 4.f) {
     const render::RowSpanPrep sp = render::ellipse_row_span_prep(s.A, s.B, s.C, s.power_cut);
@@ -440,7 +439,7 @@ inline void collect_groups(const SplatPacked& s, int x0, int y0, int ncols, int 
 // replays the forward's steps in the same order from the same state, so these are exactly
 // the groups where collect_groups would find something happening, found without its box
 // and span tests and without the groups where nothing did.
-// (Forced inline: out of line, the 320x240 training backward measured 3.8 ms against 3.6.)
+// (Forced inline: out of line, the training backward was slower.)
 __attribute__((always_inline)) inline void replay_groups(const SplatPacked& s, const TileCentres& tc, int x0, int y0,
                                                        int ncols, int nrows, std::uint32_t groups,
                                                        SplatGroups<AlphaV>& out) {
@@ -577,8 +576,7 @@ void forward_impl(const TileForwardArgs& a, int tile) {
   }
   a.tile_stop[tile] = stop;
   // Transmittance and colour of a whole tile go out four pixels (one row of a lane group)
-  // per store (about 1 ms of the 800x800 / 300k forward against pixel by pixel, measured
-  // when these stores also wrote rgb and alpha). The colour over the background and alpha
+  // per store, which beats pixel by pixel stores. The colour over the background and alpha
   // come from them in compose_rows.
   const bool whole = ncols == TS && nrows == TS;
   if (whole) {
@@ -689,8 +687,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   // forward's stop, not blended) sets its T to the step's tn < kTransmittanceStop all the
   // same, and from there every later candidate step on that pixel has tn <= T below the
   // stop too, so it stops again and blends nothing; pixels outside the image start at T = 0.
-  // The same steps blend as with the mask, with the same values (this and G = 0 at the clamp
-  // took the AVX-512 build's loop from 78 to 69 instructions a lane group).
+  // The same steps blend as with the mask, with the same values, and the loop (with G = 0
+  // at the clamp) takes fewer instructions a lane group.
   vf T[NG], GP[NG], PS[NG], PNx[NG], PNy[NG], PNz[NG], PW[NG], PR[NG], Z0[NG];
   for (int gi = 0; gi < NG; ++gi) {
     T[gi] = bc(0.f);
@@ -702,7 +700,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   }
   // A whole tile with colour and alpha gradients only (training's case): four pixels a load,
   // the same operations per lane as the pixel loop below, without its single-lane inserts
-  // (the 320x240 training step's backward measured 5.38 -> 5.20 ms).
+  // (which cost training's backward measurably).
   constexpr bool kMore = kDepth || kMedian || kNormal || kDist;
   const bool whole = ncols == TS && nrows == TS;
   if (whole && !kMore) {
@@ -775,8 +773,8 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
   }
   for (int gi = 0; gi < NG; ++gi) GF[gi] -= gA[gi] * Tf[gi];
   // Up to where the forward's blend ended, without a count of finished pixels of its own
-  // (a popcount a lane group, and a loop condition at the end of a long chain: the 320x240
-  // training step's backward measured 5.10-5.14 -> 4.71-4.73 ms without it).
+  // (a popcount a lane group, and a loop condition at the end of a long chain: the
+  // backward is markedly faster without it).
   const std::uint32_t begin = a.tile_offsets[tile], end = a.tile_offsets[tile + 1], stop = a.tile_stop[tile];
   SplatGroups<AlphaV> sg;
   const TileCentres tc(x0, y0);
@@ -898,7 +896,7 @@ void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) {
 // forward state the tile kernels wrote. A pass over whole rows rather than part of the tile
 // kernel: two threads blend neighbouring tiles at once, and the output images (plain
 // vectors, 16-byte aligned) put each tile row's edges on cache lines its neighbours write
-// too. Writing them from the tiles cost 3.5 ms of the 800x800 / 300k forward's blend.
+// too: writing them from the tiles made the blend pay for that false sharing.
 void compose_rows(const TileForwardArgs& a, int y0, int y1) {
   const std::size_t W = std::size_t(a.width);
   // four interleaved pixels: t0 t0 t0 t1 | t1 t1 t2 t2 | t2 t3 t3 t3 against the channels
@@ -939,9 +937,9 @@ std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r, int first) {
   const render::RectTestPrep prep = render::rect_test_prep(s.A, s.B, s.C, s.power_cut);
   std::uint64_t bits = 0;
 #if defined(__AVX__)
-  // Eight tiles per test, one AVX register a value: one tile at a time, these tests took
-  // 8 ms of the 84 ms forward at 800x800 / 300k (measured by skipping them); perf puts
-  // them at about 5 ms now. (On SSE the eight-lane values spill and it is slower.) Lane l
+  // Eight tiles per test, one AVX register a value: one tile at a time, these tests were a
+  // sizeable part of the 800x800 / 300k forward (measured by skipping them). (On SSE the
+  // eight-lane values spill and it is slower.) Lane l
   // of a test is tile k = base + l of the rectangle, row-major; every step is exact in
   // float (small integers), so each lane's rectangle is what tile_centre_span gives.
   const vf lane = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f};

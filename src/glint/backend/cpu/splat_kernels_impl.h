@@ -36,7 +36,8 @@ inline TileRange tile_range(const SplatPacked& s, int width, int height) {
 // Calls f(tile) for every tile of the range r (tile_range) whose pixel centres the splat's
 // cut ellipse can reach, in row-major tile order: tile_hits 64 tiles at a time, for ranges
 // of more than 64 tiles (the binning lists them; projection counts them with count_tiles).
-// Tested one tile at a time, the shapes_colmap training forward took 1.25 ms against 1.19.
+// Testing such ranges one tile at a time made the training forward measurably slower on
+// scenes with large splats (shapes_colmap).
 template <class F>
 inline void for_each_tile(const SplatPacked& s, const TileRange& r, int tiles_x, F&& f) {
   const int n = r.ntx * r.nty;
@@ -129,9 +130,9 @@ inline Vec3<F8> view_dir_lanes(Vec3<F8> mean, const F8* campos) {
 // kept one: colour, normal, pack what the tile kernels read, count the tiles it touches.
 struct ProjectKernel {
   using Args = std::tuple<const render::ViewT<float>*, const render::ViewT<F8>*, const ProjectArgs*>;
-  // A block of eight splats takes about a microsecond, more for large splats' tile tests:
-  // threads pay from a few hundred splats on (shapes_colmap's 836 splats: training step
-  // 4.00 -> 3.86 ms with this and VjpKernel's at 32 blocks instead of 1024).
+  // A block of eight splats is little work, more for large splats' tile tests: threads pay
+  // from a few hundred splats on (shapes_colmap's 836 splats train faster on two threads
+  // with this and VjpKernel's threshold at 32 blocks than at 1024).
   static constexpr int kMinParallel = 32;
   static void run(int block, const render::ViewT<float>* v, const render::ViewT<F8>* view8, const ProjectArgs* a) {
     const SplatArrays* m = &a->m;
@@ -234,9 +235,9 @@ struct VjpKernel {
       if (first < 0) first = l;
       // the records of splat i are contiguous (backward writes instance p's record to slot
       // inst_slot[p]), in tile order. They were streamed to memory, and each thread reads
-      // its splats' records front to back once: fetching them 32 records (2 KB) ahead took
-      // the 320x240 training backward 1.4-2% shorter (in-process A/B; no change on
-      // shapes_colmap, whose records stay in cache).
+      // its splats' records front to back once: fetching them 32 records (2 KB) ahead
+      // shortens the backward where the records do not fit in cache (320x240 / 20k; no
+      // change on shapes_colmap, whose records stay in cache).
       for (std::uint32_t k = offs[i]; k < offs[i + 1]; ++k) {
         const float* r = rec + std::size_t(k) * kRecordFloats;
         __builtin_prefetch(r + 32 * kRecordFloats);
