@@ -13,6 +13,18 @@ inline constexpr int kShRestCoeffs = 15;  // (3+1)^2 - 1
 // Number of SH coefficients besides DC for a degree.
 inline constexpr int sh_rest_count(int degree) { return (degree + 1) * (degree + 1) - 1; }
 
+// Sizes the six per-splat arrays of a model-shaped struct (the model, or its gradients) for
+// n splats.
+template <class M>
+void resize_splat_arrays(M& m, std::size_t n) {
+  m.means.resize(n * 3);
+  m.log_scales.resize(n * 3);
+  m.quats.resize(n * 4);
+  m.opacity_logits.resize(n);
+  m.sh_dc.resize(n * 3);
+  m.sh_rest.resize(n * kShRestCoeffs * 3);
+}
+
 struct GaussianModel {
   int sh_degree = 0;
   std::vector<float> means;           // [N,3]
@@ -23,14 +35,7 @@ struct GaussianModel {
   std::vector<float> sh_rest;         // [N,15,3]: index (i*15 + k)*3 + channel
 
   std::size_t size() const { return opacity_logits.size(); }
-  void resize(std::size_t n) {
-    means.resize(n * 3);
-    log_scales.resize(n * 3);
-    quats.resize(n * 4);
-    opacity_logits.resize(n);
-    sh_dc.resize(n * 3);
-    sh_rest.resize(n * kShRestCoeffs * 3);
-  }
+  void resize(std::size_t n) { resize_splat_arrays(*this, n); }
 };
 
 // SH degree-0 basis constant: colour = kShC0 * dc + 0.5.

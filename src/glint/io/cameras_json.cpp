@@ -6,6 +6,7 @@
 #include "glint/core/error.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/file_bytes.h"
+#include "glint/io/json_file.h"
 
 namespace glint {
 
@@ -38,12 +39,7 @@ void write_cameras_json(const std::string& path, const std::vector<Camera>& came
 }
 
 std::vector<Camera> read_cameras_json(const std::string& path) {
-  json all;
-  try {
-    all = json::parse(read_file_bytes(path));
-  } catch (const json::exception& e) {
-    throw Error(path, std::string("invalid JSON: ") + e.what());
-  }
+  const json all = read_json_file(path);
   if (!all.is_array()) throw Error(path, "expected a JSON array of cameras");
   if (all.empty()) throw Error(path, "no cameras");
   std::vector<Camera> out;

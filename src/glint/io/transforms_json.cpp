@@ -6,6 +6,7 @@
 
 #include "glint/core/error.h"
 #include "glint/io/file_bytes.h"
+#include "glint/io/json_file.h"
 
 namespace glint {
 
@@ -41,12 +42,7 @@ std::string resolve_image(const fs::path& base, const std::string& file_path) {
 }  // namespace
 
 TransformsFile read_transforms_json(const std::string& path) {
-  json top;
-  try {
-    top = json::parse(read_file_bytes(path));
-  } catch (const json::exception& e) {
-    throw Error(path, std::string("invalid JSON: ") + e.what());
-  }
+  json top = read_json_file(path);
   if (!top.is_object()) throw Error(path, "expected a JSON object at the top level");
   if (!top.contains("frames") || !top["frames"].is_array()) throw Error(path, "missing 'frames' array");
   if (top.contains("camera_model") && top["camera_model"].is_string()) {
