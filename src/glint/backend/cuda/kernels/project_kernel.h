@@ -1,0 +1,58 @@
+#pragma once
+// The project stage: one thread per splat projects it with render/project.h and counts the
+// 16x16 tiles its cut ellipse reaches with render/tile.h, as the CPU backend does. Compiled
+// by nvcc (backend/cuda/*.cu) and by the host compiler against the emulator (the tests).
+#include <cmath>
+#include <cstdint>
+
+#include "glint/backend/cuda/cuda_api.h"
+#include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/projected_splat.h"
+#include "glint/core/math.h"
+#include "glint/render/project.h"
+#include "glint/render/tile.h"
+#include "glint/render/view.h"
+
+namespace glint::cuda {
+
+// The model's geometry, flat float arrays of N rows (3, 3, 4 and 1 floats a splat).
+struct SplatGeometry {
+  DeviceSpan<const float> means, log_scales, quats, opacity_logits;
+};
+static_assert(sizeof(SplatGeometry) == 64);
+
+GLINT_HD inline std::uint32_t count_hit_tiles(const ProjectedSplat& s, int width, int height) {
+  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return 0;
+  const int TS = render::kTileSize;
+  const render::RectTestPrep prep = render::rect_test_prep(s.conic[0], s.conic[1], s.conic[2], s.power_cut);
+  std::uint32_t hits = 0;
+  for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
+    float py0 = 0.f, py1 = 0.f;
+    render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
+    for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
+      float px0 = 0.f, px1 = 0.f;
+      render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
+      hits += render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1) ? 1u : 0u;
+    }
+  }
+  return hits;
+}
+
+GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std::uint32_t antialiased,
+                                 DeviceSpan<ProjectedSplat> out) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= out.size) return;
+  render::Projected<float> p;
+  const bool keep = render::project_splat(view, load3(g.means.data, i), load3(g.log_scales.data, i),
+                                          load_quat(g.quats.data, i), g.opacity_logits[i], antialiased != 0, p);
+  ProjectedSplat s{p.mx, p.my, {p.conic[0], p.conic[1], p.conic[2]}, p.depth, p.opacity, p.power_cut,
+                   p.ext_x, p.ext_y, 0u, 0};
+  if (keep) {
+    s.tiles = count_hit_tiles(s, view.width, view.height);
+    if (s.tiles > 0) s.radius = static_cast<std::int32_t>(ceilf(fminf(fmaxf(s.ext_x, s.ext_y), 1e9f)));
+  }
+  out[i] = s;
+}
+
+}  // namespace glint::cuda

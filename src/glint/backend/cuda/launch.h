@@ -1,0 +1,36 @@
+#pragma once
+// Typed kernel launches: launch(kernel, shape, args...) is a C++ call whose argument list
+// is checked against the kernel's parameter list at compile time, type by type, with no
+// conversions (a DeviceSpan<float> where the kernel takes DeviceSpan<const float>, an int
+// where it takes a uint32_t, or one argument too few, does not compile). Under nvcc it is
+// a <<<>>> launch; on the host the emulator runs the kernel's threads.
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "glint/backend/cuda/cuda_api.h"
+
+namespace glint::cuda {
+
+struct LaunchShape {
+  dim3 grid, block;
+};
+
+// One thread per element, `threads` a block.
+inline LaunchShape shape_for(std::size_t elements, unsigned threads = 256) {
+  return {dim3(static_cast<unsigned>((elements + threads - 1) / threads)), dim3(threads)};
+}
+
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), const LaunchShape& shape, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "launch: the argument count differs from the kernel's");
+  static_assert((std::is_same_v<std::remove_cvref_t<Args>, std::remove_cvref_t<Params>> && ...),
+                "launch: an argument's type differs from the kernel's parameter (no conversions)");
+#if defined(__CUDACC__)
+  kernel<<<shape.grid, shape.block>>>(std::forward<Args>(args)...);
+#else
+  cuda_emu::run_grid(shape.grid, shape.block, [&] { kernel(args...); });
+#endif
+}
+
+}  // namespace glint::cuda

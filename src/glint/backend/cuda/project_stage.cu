@@ -1,0 +1,14 @@
+// The project stage on the device: the kernel of kernels/project_kernel.h launched over
+// one thread per splat. Compiled by nvcc only (GLINT_CUDA).
+#include "glint/backend/cuda/project_stage.h"
+
+#include "glint/backend/cuda/launch.h"
+
+namespace glint::cuda {
+
+void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, bool antialiased,
+                   DeviceSpan<ProjectedSplat> out) {
+  launch(project_kernel, shape_for(out.size), view, geometry, static_cast<std::uint32_t>(antialiased), out);
+}
+
+}  // namespace glint::cuda

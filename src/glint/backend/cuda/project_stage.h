@@ -1,0 +1,12 @@
+#pragma once
+// Host entry points of the CUDA stages (their .cu files are built with GLINT_CUDA).
+#include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/kernels/project_kernel.h"
+
+namespace glint::cuda {
+
+// Projects every splat of `geometry` for `view` into `out` (one per splat, on the device).
+void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, bool antialiased,
+                   DeviceSpan<ProjectedSplat> out);
+
+}  // namespace glint::cuda

@@ -1,0 +1,26 @@
+#pragma once
+// One splat after projection, as the CUDA backend's stages pass it from the project stage
+// to the tile lists and the blend: written by both the device and (emulated) host code, so
+// its layout is pinned.
+#include <cstddef>
+#include <cstdint>
+
+namespace glint::cuda {
+
+struct ProjectedSplat {
+  float mx, my;          // 2D mean, pixels
+  float conic[3];        // A, B, C
+  float depth;           // view z
+  float opacity;
+  float power_cut;
+  float ext_x, ext_y;    // half extents of the cut ellipse's box, pixels
+  std::uint32_t tiles;   // tiles its cut ellipse reaches (0: not drawn)
+  std::int32_t radius;   // ceil(max extent) when drawn, else 0 (RenderOutput::radii)
+};
+
+static_assert(sizeof(ProjectedSplat) == 48);
+static_assert(offsetof(ProjectedSplat, conic) == 8 && offsetof(ProjectedSplat, depth) == 20);
+static_assert(offsetof(ProjectedSplat, ext_x) == 32 && offsetof(ProjectedSplat, tiles) == 40);
+static_assert(offsetof(ProjectedSplat, radius) == 44);
+
+}  // namespace glint::cuda
