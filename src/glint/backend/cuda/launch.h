@@ -26,6 +26,7 @@ void launch(void (*kernel)(Params...), const LaunchShape& shape, Args&&... args)
   static_assert(sizeof...(Params) == sizeof...(Args), "launch: the argument count differs from the kernel's");
   static_assert((std::is_same_v<std::remove_cvref_t<Args>, std::remove_cvref_t<Params>> && ...),
                 "launch: an argument's type differs from the kernel's parameter (no conversions)");
+  if (shape.grid.x == 0 || shape.grid.y == 0 || shape.grid.z == 0) return;  // nothing to do (and no valid launch)
 #if defined(__CUDACC__)
   kernel<<<shape.grid, shape.block>>>(std::forward<Args>(args)...);
 #else

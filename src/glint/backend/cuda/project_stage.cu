@@ -6,9 +6,10 @@
 
 namespace glint::cuda {
 
-void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, bool antialiased,
+void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    DeviceSpan<ProjectedSplat> out) {
-  launch(project_kernel, shape_for(out.size), view, geometry, static_cast<std::uint32_t>(antialiased), out);
+  launch(project_kernel, shape_for(out.size), view, geometry, static_cast<std::int32_t>(sh_degree),
+         static_cast<std::uint32_t>(antialiased), out);
 }
 
 }  // namespace glint::cuda

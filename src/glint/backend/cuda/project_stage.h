@@ -6,7 +6,7 @@
 namespace glint::cuda {
 
 // Projects every splat of `geometry` for `view` into `out` (one per splat, on the device).
-void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, bool antialiased,
+void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    DeviceSpan<ProjectedSplat> out);
 
 }  // namespace glint::cuda

@@ -16,11 +16,13 @@ struct ProjectedSplat {
   float ext_x, ext_y;    // half extents of the cut ellipse's box, pixels
   std::uint32_t tiles;   // tiles its cut ellipse reaches (0: not drawn)
   std::int32_t radius;   // ceil(max extent) when drawn, else 0 (RenderOutput::radii)
+  float rgb[3];          // colour from SH for this camera, clamped at 0
+  std::uint32_t pad = 0;
 };
 
-static_assert(sizeof(ProjectedSplat) == 48);
+static_assert(sizeof(ProjectedSplat) == 64);
 static_assert(offsetof(ProjectedSplat, conic) == 8 && offsetof(ProjectedSplat, depth) == 20);
 static_assert(offsetof(ProjectedSplat, ext_x) == 32 && offsetof(ProjectedSplat, tiles) == 40);
-static_assert(offsetof(ProjectedSplat, radius) == 44);
+static_assert(offsetof(ProjectedSplat, radius) == 44 && offsetof(ProjectedSplat, rgb) == 48);
 
 }  // namespace glint::cuda

@@ -8,18 +8,14 @@
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/backend/cuda/projected_splat.h"
+#include "glint/backend/cuda/splat_geometry.h"
 #include "glint/core/math.h"
 #include "glint/render/project.h"
+#include "glint/render/sh.h"
 #include "glint/render/tile.h"
 #include "glint/render/view.h"
 
 namespace glint::cuda {
-
-// The model's geometry, flat float arrays of N rows (3, 3, 4 and 1 floats a splat).
-struct SplatGeometry {
-  DeviceSpan<const float> means, log_scales, quats, opacity_logits;
-};
-static_assert(sizeof(SplatGeometry) == 64);
 
 GLINT_HD inline std::uint32_t count_hit_tiles(const ProjectedSplat& s, int width, int height) {
   const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
@@ -39,18 +35,26 @@ GLINT_HD inline std::uint32_t count_hit_tiles(const ProjectedSplat& s, int width
   return hits;
 }
 
-GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std::uint32_t antialiased,
-                                 DeviceSpan<ProjectedSplat> out) {
+GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std::int32_t sh_degree,
+                                 std::uint32_t antialiased, DeviceSpan<ProjectedSplat> out) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= out.size) return;
   render::Projected<float> p;
-  const bool keep = render::project_splat(view, load3(g.means.data, i), load3(g.log_scales.data, i),
-                                          load_quat(g.quats.data, i), g.opacity_logits[i], antialiased != 0, p);
+  const Vec3f mean = load3(g.means.data, i);
+  const bool keep = render::project_splat(view, mean, load3(g.log_scales.data, i), load_quat(g.quats.data, i),
+                                          g.opacity_logits[i], antialiased != 0, p);
   ProjectedSplat s{p.mx, p.my, {p.conic[0], p.conic[1], p.conic[2]}, p.depth, p.opacity, p.power_cut,
-                   p.ext_x, p.ext_y, 0u, 0};
+                   p.ext_x, p.ext_y, 0u, 0, {0.f, 0.f, 0.f}};
   if (keep) {
     s.tiles = count_hit_tiles(s, view.width, view.height);
-    if (s.tiles > 0) s.radius = static_cast<std::int32_t>(ceilf(fminf(fmaxf(s.ext_x, s.ext_y), 1e9f)));
+    if (s.tiles > 0) {
+      s.radius = static_cast<std::int32_t>(ceilf(fminf(fmaxf(s.ext_x, s.ext_y), 1e9f)));
+      const Vec3f c = render::sh_color(sh_degree, render::view_dir(mean, view.campos), g.sh_dc.data + 3 * i,
+                                       g.sh_rest.data + 45 * i);
+      s.rgb[0] = c.x;
+      s.rgb[1] = c.y;
+      s.rgb[2] = c.z;
+    }
   }
   out[i] = s;
 }

@@ -1,0 +1,63 @@
+#include "glint/backend/cuda/forward_stages.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "glint/backend/cuda/kernels/blend_kernel.h"
+#include "glint/backend/cuda/kernels/project_kernel.h"
+#include "glint/backend/cuda/kernels/tile_list_kernels.h"
+#include "glint/backend/cuda/launch.h"
+
+namespace glint::cuda {
+
+void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
+                   const float background[3], DeviceFrame& f) {
+  const std::uint32_t n = geometry.opacity_logits.size;
+  f.splats.resize(n);
+  launch(project_kernel, shape_for(n), view, geometry, static_cast<std::int32_t>(sh_degree),
+         static_cast<std::uint32_t>(antialiased), f.splats.span());
+
+  // offsets[i] = sum of counts before i; offsets[n] = instances (count n + 1 values, the last 0)
+  f.counts.resize(n + 1);
+  f.offsets.resize(n + 1);
+  launch(tile_counts_kernel, shape_for(n + 1), f.splats.cspan(), f.counts.span());
+  std::size_t scratch_bytes = 0;
+  check(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, f.counts.data(), f.offsets.data(), n + 1), "scan size");
+  f.scratch.resize(scratch_bytes);
+  check(cub::DeviceScan::ExclusiveSum(f.scratch.data(), scratch_bytes, f.counts.data(), f.offsets.data(), n + 1),
+        "scan");
+  check(cudaMemcpy(&f.instances, f.offsets.data() + n, sizeof(std::uint32_t), cudaMemcpyDeviceToHost), "instances");
+
+  const std::uint32_t m = f.instances;
+  f.keys.resize(m);
+  f.values.resize(m);
+  f.sorted_keys.resize(m);
+  f.sorted_splat.resize(m);
+  launch(tile_keys_kernel, shape_for(n), f.splats.cspan(), f.offsets.cspan(), static_cast<std::int32_t>(view.width),
+         static_cast<std::int32_t>(view.height), f.keys.span(), f.values.span());
+  // stable LSD radix sort of the 64-bit keys: tile-major, depth order within a tile
+  scratch_bytes = 0;
+  check(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, f.keys.data(), f.sorted_keys.data(), f.values.data(),
+                                        f.sorted_splat.data(), m),
+        "sort size");
+  f.scratch.resize(scratch_bytes);
+  check(cub::DeviceRadixSort::SortPairs(f.scratch.data(), scratch_bytes, f.keys.data(), f.sorted_keys.data(),
+                                        f.values.data(), f.sorted_splat.data(), m),
+        "sort");
+
+  const int TS = render::kTileSize, tiles_x = (view.width + TS - 1) / TS, tiles_y = (view.height + TS - 1) / TS;
+  const auto tiles = static_cast<std::uint32_t>(tiles_x * tiles_y);
+  f.ranges.resize(2 * std::size_t(tiles));
+  check(cudaMemset(f.ranges.data(), 0, 2 * std::size_t(tiles) * sizeof(std::uint32_t)), "ranges");
+  launch(tile_ranges_kernel, shape_for(m), f.sorted_keys.cspan(), f.ranges.span());
+
+  const auto pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
+  f.rgb.resize(3 * pixels);
+  f.alpha.resize(pixels);
+  const BlendImage img{view.width, view.height, tiles_x, {background[0], background[1], background[2]}};
+  launch(blend_kernel, LaunchShape{dim3(tiles), dim3(kBlendThreads)}, f.splats.cspan(), f.sorted_splat.cspan(),
+         f.ranges.cspan(), img, f.rgb.span(), f.alpha.span());
+  check(cudaGetLastError(), "blend");
+}
+
+}  // namespace glint::cuda

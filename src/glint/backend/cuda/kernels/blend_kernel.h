@@ -1,0 +1,65 @@
+#pragma once
+// The blend stage: one block a 16x16 tile, one thread a pixel. The tile's splats are staged
+// in shared memory a block at a time, and every thread walks them front to back with the
+// blend step of render/blend.h: a step below 1/255 or outside the cut is skipped, a step
+// that would leave less than 1e-4 transmittance ends the pixel unblended, as on the CPU.
+// Writes the colour over the background and the alpha.
+#include <cstdint>
+
+#include "glint/backend/cuda/cuda_api.h"
+#include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/kernels/project_kernel.h"
+#include "glint/render/blend.h"
+
+namespace glint::cuda {
+
+struct BlendImage {
+  std::int32_t width, height, tiles_x;
+  float background[3];
+};
+static_assert(sizeof(BlendImage) == 24);
+
+inline constexpr unsigned kBlendThreads = render::kTileSize * render::kTileSize;
+
+GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSpan<const std::uint32_t> sorted_splat,
+                               DeviceSpan<const std::uint32_t> ranges, BlendImage img, DeviceSpan<float> rgb,
+                               DeviceSpan<float> alpha) {
+  __shared__ ProjectedSplat batch[kBlendThreads];
+  const int TS = render::kTileSize;
+  const std::uint32_t tile = blockIdx.x, t = threadIdx.x;
+  const int px = static_cast<int>(tile % static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) % TS;
+  const int py = static_cast<int>(tile / static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) / TS;
+  const bool inside = px < img.width && py < img.height;
+  const float fx = static_cast<float>(px) + 0.5f, fy = static_cast<float>(py) + 0.5f;
+  const std::uint32_t begin = ranges[2 * tile], end = ranges[2 * tile + 1];
+  float T = 1.f, C[3] = {0.f, 0.f, 0.f};
+  bool done = !inside;
+  for (std::uint32_t base = begin; base < end; base += kBlendThreads) {
+    __syncthreads();  // the previous batch is no longer read
+    if (base + t < end) batch[t] = splats[sorted_splat[base + t]];
+    __syncthreads();
+    const std::uint32_t count = end - base < kBlendThreads ? end - base : kBlendThreads;
+    for (std::uint32_t j = 0; j < count && !done; ++j) {
+      const ProjectedSplat& s = batch[j];
+      const float power = render::splat_power(s.conic[0], s.conic[1], s.conic[2], fx - s.mx, fy - s.my);
+      float G = 0.f;
+      bool clamped = false;
+      const float a = render::blend_alpha(s.opacity, power, s.power_cut, G, clamped);
+      if (a == 0.f) continue;
+      const float tn = T * (1.f - a);
+      if (tn < static_cast<float>(render::kTransmittanceStop)) {
+        done = true;
+        break;
+      }
+      const float w = a * T;
+      for (int c = 0; c < 3; ++c) C[c] += w * s.rgb[c];
+      T = tn;
+    }
+  }
+  if (!inside) return;
+  const std::uint32_t pix = static_cast<std::uint32_t>(py * img.width + px);
+  for (int c = 0; c < 3; ++c) rgb[3 * pix + static_cast<std::uint32_t>(c)] = C[c] + T * img.background[c];
+  alpha[pix] = 1.f - T;
+}
+
+}  // namespace glint::cuda

@@ -1,0 +1,66 @@
+#pragma once
+// The tile lists stage: every drawn splat writes one (tile, depth) key per tile its cut
+// ellipse reaches, at its offset (the exclusive prefix sum of ProjectedSplat::tiles). After a
+// stable sort of the 64-bit keys the lists are tile-major and each list is in depth order
+// (ties in splat order); the ranges kernel then finds where each tile's list starts and ends.
+#include <cstdint>
+#include <cstring>
+
+#include "glint/backend/cuda/cuda_api.h"
+#include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/kernels/project_kernel.h"
+
+namespace glint::cuda {
+
+// view depth > 0: its float bits sort like the floats
+GLINT_HD inline std::uint32_t depth_bits(float depth) {
+  std::uint32_t b;
+  std::memcpy(&b, &depth, 4);
+  return b;
+}
+
+// counts[i] = splat i's tile count, and 0 at counts[N], so that an exclusive prefix sum of
+// the N + 1 values gives every splat's first key and, last, the number of keys.
+GLINT_KERNEL void tile_counts_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSpan<std::uint32_t> counts) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < counts.size) counts[i] = i < splats.size ? splats[i].tiles : 0u;
+}
+
+GLINT_KERNEL void tile_keys_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSpan<const std::uint32_t> offsets,
+                                   std::int32_t width, std::int32_t height, DeviceSpan<std::uint64_t> keys,
+                                   DeviceSpan<std::uint32_t> values) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= splats.size) return;
+  const ProjectedSplat& s = splats[i];
+  if (s.tiles == 0) return;
+  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
+  const int TS = render::kTileSize, tiles_x = (width + TS - 1) / TS;
+  const render::RectTestPrep prep = render::rect_test_prep(s.conic[0], s.conic[1], s.conic[2], s.power_cut);
+  const std::uint64_t depth = depth_bits(s.depth);
+  std::uint32_t k = offsets[i];
+  for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
+    float py0 = 0.f, py1 = 0.f;
+    render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
+    for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
+      float px0 = 0.f, px1 = 0.f;
+      render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
+      if (!render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) continue;
+      keys[k] = static_cast<std::uint64_t>(ty * tiles_x + tx) << 32 | depth;
+      values[k] = i;
+      ++k;
+    }
+  }
+}
+
+// ranges: [tiles * 2] (begin, end) of each tile's list in the sorted keys, zero where empty
+// (cleared before the launch).
+GLINT_KERNEL void tile_ranges_kernel(DeviceSpan<const std::uint64_t> sorted_keys, DeviceSpan<std::uint32_t> ranges) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t n = sorted_keys.size;
+  if (i >= n) return;
+  const std::uint32_t tile = static_cast<std::uint32_t>(sorted_keys[i] >> 32);
+  if (i == 0 || static_cast<std::uint32_t>(sorted_keys[i - 1] >> 32) != tile) ranges[2 * tile] = i;
+  if (i + 1 == n || static_cast<std::uint32_t>(sorted_keys[i + 1] >> 32) != tile) ranges[2 * tile + 1] = i + 1;
+}
+
+}  // namespace glint::cuda
