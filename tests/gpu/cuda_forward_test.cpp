@@ -1,4 +1,4 @@
-// The CUDA forward's stages on a real GPU against the CPU backend, with the tolerance the
+// The CUDA forward's and backward's stages on a real GPU against the CPU backend, with the tolerance the
 // emulated run is held to. Built with GLINT_CUDA; skips (visibly) where no device is found,
 // and fails in scripts/gpu-check.sh, which sets GLINT_REQUIRE_GPU.
 #include <cuda_runtime.h>
@@ -10,6 +10,7 @@
 #include "glint/backend/backend.h"
 #include "glint/backend/cuda/forward_stages.h"
 #include "raster_test_util.h"
+#include "reference/reference_renderer.h"
 #include "reference/scenes.h"
 
 using namespace glint;
@@ -66,4 +67,23 @@ TEST(CudaDevice, ForwardMatchesTheCpuBackend) {
   forward_frame(render::make_view<float>(cam, rs.near_plane), g, m.sh_degree, false, rs.background, frame);
   check(cudaDeviceSynchronize(), "forward again");
   EXPECT_EQ(download(frame.rgb), first);
+
+  // the backward against the CPU backend's, and the same bits twice
+  rs.want_alpha = true;
+  const RenderOutput cpu_out = make_cpu_backend()->forward(m, cam, rs);
+  const test::Upstream up = test::random_upstream(cam.width, cam.height, rs, 5);
+  ModelGrad cg;
+  make_cpu_backend()->backward(m, cam, rs, cpu_out, up.in(), cg);
+  const auto d_rgb = upload(up.rgb), d_alpha = upload(up.alpha);
+  DeviceGrads dg;
+  backward_frame(g, frame, d_rgb.cspan(), d_alpha.cspan(), dg);
+  check(cudaDeviceSynchronize(), "backward");
+  const std::size_t gslack = static_cast<std::size_t>(cam.width * cam.height) / 2000 + 1;
+  EXPECT_TRUE(test::grads_close("means", download(dg.means), cg.means, 1e-3, 6 * gslack));
+  EXPECT_TRUE(test::grads_close("opacity", download(dg.opacity_logits), cg.opacity_logits, 1e-3, gslack));
+  EXPECT_TRUE(test::grads_close("sh_rest", download(dg.sh_rest), cg.sh_rest, 1e-3, 45 * gslack));
+  const std::vector<float> first_means = download(dg.means);
+  backward_frame(g, frame, d_rgb.cspan(), d_alpha.cspan(), dg);
+  check(cudaDeviceSynchronize(), "backward again");
+  EXPECT_EQ(download(dg.means), first_means);
 }

@@ -3,6 +3,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "glint/backend/cuda/kernels/blend_backward_kernel.h"
 #include "glint/backend/cuda/kernels/blend_kernel.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
 #include "glint/backend/cuda/kernels/tile_list_kernels.h"
@@ -13,6 +14,9 @@ namespace glint::cuda {
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& f) {
   const std::uint32_t n = geometry.opacity_logits.size;
+  f.view = view;
+  f.sh_degree = sh_degree;
+  f.antialiased = antialiased;
   f.splats.resize(n);
   launch(project_kernel, shape_for(n), view, geometry, static_cast<std::int32_t>(sh_degree),
          static_cast<std::uint32_t>(antialiased), f.splats.span());
@@ -30,23 +34,29 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
 
   const std::uint32_t m = f.instances;
   f.keys.resize(m);
-  f.values.resize(m);
+  f.splat_of_slot.resize(m);
+  f.slots.resize(m);
   f.sorted_keys.resize(m);
+  f.sorted_slot.resize(m);
   f.sorted_splat.resize(m);
   launch(tile_keys_kernel, shape_for(n), f.splats.cspan(), f.offsets.cspan(), static_cast<std::int32_t>(view.width),
-         static_cast<std::int32_t>(view.height), f.keys.span(), f.values.span());
-  // stable LSD radix sort of the 64-bit keys: tile-major, depth order within a tile
+         static_cast<std::int32_t>(view.height), f.keys.span(), f.splat_of_slot.span());
+  launch(iota_kernel, shape_for(m), f.slots.span());
+  // stable LSD radix sort of the 64-bit keys: tile-major, depth order within a tile; the
+  // slots travel along, so the backward knows each sorted instance's splat-major record
   scratch_bytes = 0;
-  check(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, f.keys.data(), f.sorted_keys.data(), f.values.data(),
-                                        f.sorted_splat.data(), m),
+  check(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, f.keys.data(), f.sorted_keys.data(), f.slots.data(),
+                                        f.sorted_slot.data(), m),
         "sort size");
   f.scratch.resize(scratch_bytes);
   check(cub::DeviceRadixSort::SortPairs(f.scratch.data(), scratch_bytes, f.keys.data(), f.sorted_keys.data(),
-                                        f.values.data(), f.sorted_splat.data(), m),
+                                        f.slots.data(), f.sorted_slot.data(), m),
         "sort");
+  launch(gather_splats_kernel, shape_for(m), f.splat_of_slot.cspan(), f.sorted_slot.cspan(), f.sorted_splat.span());
 
   const int TS = render::kTileSize, tiles_x = (view.width + TS - 1) / TS, tiles_y = (view.height + TS - 1) / TS;
   const auto tiles = static_cast<std::uint32_t>(tiles_x * tiles_y);
+  f.tiles = tiles;
   f.ranges.resize(2 * std::size_t(tiles));
   check(cudaMemset(f.ranges.data(), 0, 2 * std::size_t(tiles) * sizeof(std::uint32_t)), "ranges");
   launch(tile_ranges_kernel, shape_for(m), f.sorted_keys.cspan(), f.ranges.span());
@@ -54,10 +64,34 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   const auto pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
   f.rgb.resize(3 * pixels);
   f.alpha.resize(pixels);
+  f.t_final.resize(pixels);
+  f.last.resize(pixels);
   const BlendImage img{view.width, view.height, tiles_x, {background[0], background[1], background[2]}};
+  f.image = img;
   launch(blend_kernel, LaunchShape{dim3(tiles), dim3(kBlendThreads)}, f.splats.cspan(), f.sorted_splat.cspan(),
-         f.ranges.cspan(), img, f.rgb.span(), f.alpha.span());
+         f.ranges.cspan(), img, f.rgb.span(), f.alpha.span(), f.t_final.span(), f.last.span());
   check(cudaGetLastError(), "blend");
+}
+
+void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, DeviceSpan<const float> d_rgb,
+                    DeviceSpan<const float> d_alpha, DeviceGrads& grads) {
+  const std::uint32_t n = geometry.opacity_logits.size;
+  f.records.resize(std::size_t(kRecordFloats) * f.instances);
+  launch(blend_backward_kernel, LaunchShape{dim3(f.tiles), dim3(kBlendThreads)}, f.splats.cspan(),
+         f.sorted_splat.cspan(), f.sorted_slot.cspan(), f.ranges.cspan(), f.image, f.t_final.cspan(), f.last.cspan(),
+         BlendGradIn{d_rgb, d_alpha}, f.records.span());
+  grads.means.resize(3 * std::size_t(n));
+  grads.log_scales.resize(3 * std::size_t(n));
+  grads.quats.resize(4 * std::size_t(n));
+  grads.opacity_logits.resize(n);
+  grads.sh_dc.resize(3 * std::size_t(n));
+  grads.sh_rest.resize(45 * std::size_t(n));
+  grads.mean2d.resize(2 * std::size_t(n));
+  const SplatGrads out{grads.means.span(), grads.log_scales.span(), grads.quats.span(), grads.opacity_logits.span(),
+                       grads.sh_dc.span(), grads.sh_rest.span(), grads.mean2d.span()};
+  launch(splat_backward_kernel, shape_for(n), f.view, geometry, static_cast<std::int32_t>(f.sh_degree),
+         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.records.cspan(), out);
+  check(cudaGetLastError(), "backward");
 }
 
 }  // namespace glint::cuda

@@ -5,6 +5,7 @@
 // tests/cuda_emulation_test.cpp.
 #include <cstdint>
 
+#include "glint/backend/cuda/blend_image.h"
 #include "glint/backend/cuda/device_buffer.h"
 #include "glint/backend/cuda/projected_splat.h"
 #include "glint/backend/cuda/splat_geometry.h"
@@ -18,14 +19,30 @@ struct DeviceFrame {
   DeviceBuffer<ProjectedSplat> splats;
   DeviceBuffer<std::uint32_t> counts, offsets;
   DeviceBuffer<std::uint64_t> keys, sorted_keys;
-  DeviceBuffer<std::uint32_t> values, sorted_splat, ranges;
+  DeviceBuffer<std::uint32_t> splat_of_slot, slots, sorted_slot, sorted_splat, ranges;
   DeviceBuffer<unsigned char> scratch;  // CUB's temporary storage
-  DeviceBuffer<float> rgb, alpha;
-  std::uint32_t instances = 0;
+  DeviceBuffer<float> rgb, alpha, t_final;
+  DeviceBuffer<std::uint32_t> last;  // per pixel: the end of its blended steps
+  DeviceBuffer<float> records;      // backward: one per instance, splat-major
+  render::ViewT<float> view{};
+  BlendImage image{};
+  int sh_degree = 0;
+  bool antialiased = false;
+  std::uint32_t instances = 0, tiles = 0;
+};
+
+// Gradients in device memory, laid out like the model (mean2d: [N,2] pixels).
+struct DeviceGrads {
+  DeviceBuffer<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest, mean2d;
 };
 
 // Renders `geometry` (on the device) for `view` into frame.rgb and frame.alpha.
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& frame);
+
+// The backward of the frame forward_frame left, for upstream d_rgb ([H*W*3]) and d_alpha
+// ([H*W], or empty), into grads (resized to the model).
+void backward_frame(const SplatGeometry& geometry, DeviceFrame& frame, DeviceSpan<const float> d_rgb,
+                    DeviceSpan<const float> d_alpha, DeviceGrads& grads);
 
 }  // namespace glint::cuda

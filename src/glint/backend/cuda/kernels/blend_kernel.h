@@ -3,9 +3,11 @@
 // in shared memory a block at a time, and every thread walks them front to back with the
 // blend step of render/blend.h: a step below 1/255 or outside the cut is skipped, a step
 // that would leave less than 1e-4 transmittance ends the pixel unblended, as on the CPU.
-// Writes the colour over the background and the alpha.
+// Writes the colour over the background and the alpha, and for the backward each pixel's
+// final transmittance and the end of its blended steps in the tile's list.
 #include <cstdint>
 
+#include "glint/backend/cuda/blend_image.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
@@ -13,17 +15,10 @@
 
 namespace glint::cuda {
 
-struct BlendImage {
-  std::int32_t width, height, tiles_x;
-  float background[3];
-};
-static_assert(sizeof(BlendImage) == 24);
-
-inline constexpr unsigned kBlendThreads = render::kTileSize * render::kTileSize;
 
 GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSpan<const std::uint32_t> sorted_splat,
                                DeviceSpan<const std::uint32_t> ranges, BlendImage img, DeviceSpan<float> rgb,
-                               DeviceSpan<float> alpha) {
+                               DeviceSpan<float> alpha, DeviceSpan<float> t_final, DeviceSpan<std::uint32_t> last) {
   __shared__ ProjectedSplat batch[kBlendThreads];
   const int TS = render::kTileSize;
   const std::uint32_t tile = blockIdx.x, t = threadIdx.x;
@@ -33,6 +28,7 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
   const float fx = static_cast<float>(px) + 0.5f, fy = static_cast<float>(py) + 0.5f;
   const std::uint32_t begin = ranges[2 * tile], end = ranges[2 * tile + 1];
   float T = 1.f, C[3] = {0.f, 0.f, 0.f};
+  std::uint32_t end_blended = begin;
   bool done = !inside;
   for (std::uint32_t base = begin; base < end; base += kBlendThreads) {
     __syncthreads();  // the previous batch is no longer read
@@ -54,12 +50,15 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
       const float w = a * T;
       for (int c = 0; c < 3; ++c) C[c] += w * s.rgb[c];
       T = tn;
+      end_blended = base + j + 1;
     }
   }
   if (!inside) return;
   const std::uint32_t pix = static_cast<std::uint32_t>(py * img.width + px);
   for (int c = 0; c < 3; ++c) rgb[3 * pix + static_cast<std::uint32_t>(c)] = C[c] + T * img.background[c];
   alpha[pix] = 1.f - T;
+  t_final[pix] = T;
+  last[pix] = end_blended;
 }
 
 }  // namespace glint::cuda

@@ -52,6 +52,20 @@ GLINT_KERNEL void tile_keys_kernel(DeviceSpan<const ProjectedSplat> splats, Devi
   }
 }
 
+// slots[k] = k: the splat-major slot of every key, sorted along with the keys.
+GLINT_KERNEL void iota_kernel(DeviceSpan<std::uint32_t> slots) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < slots.size) slots[k] = k;
+}
+
+// sorted_splat[p] = the splat of the key at sorted place p.
+GLINT_KERNEL void gather_splats_kernel(DeviceSpan<const std::uint32_t> splat_of_slot,
+                                       DeviceSpan<const std::uint32_t> sorted_slot,
+                                       DeviceSpan<std::uint32_t> sorted_splat) {
+  const std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < sorted_splat.size) sorted_splat[p] = splat_of_slot[sorted_slot[p]];
+}
+
 // ranges: [tiles * 2] (begin, end) of each tile's list in the sorted keys, zero where empty
 // (cleared before the launch).
 GLINT_KERNEL void tile_ranges_kernel(DeviceSpan<const std::uint64_t> sorted_keys, DeviceSpan<std::uint32_t> ranges) {

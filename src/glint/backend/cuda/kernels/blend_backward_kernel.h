@@ -1,0 +1,149 @@
+#pragma once
+// The backward of the blend, deterministic without float atomics. Per tile (one block,
+// one thread a pixel) the splats are walked back to front from each pixel's last blended
+// step; for every splat the block sums its pixels' terms in a fixed order in shared memory and writes one record per (tile, splat) instance at the instance's
+// splat-major slot. The splat kernel then sums each splat's records in tile order and runs
+// the SH and projection VJPs of render/. Records hold what the gradient of the 2D
+// parameters is linear in: the alpha moments of render/blend.h (p, px, py, pxx, pxy, pyy)
+// and dL/d(colour).
+#include <cstdint>
+
+#include "glint/backend/cuda/cuda_api.h"
+#include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/kernels/blend_kernel.h"
+#include "glint/render/blend.h"
+#include "glint/render/project.h"
+#include "glint/render/sh.h"
+
+namespace glint::cuda {
+
+inline constexpr unsigned kRecordFloats = 9;
+
+// dL/d(outputs), [H*W*3] and [H*W]; d_alpha may be empty (zero).
+struct BlendGradIn {
+  DeviceSpan<const float> d_rgb, d_alpha;
+};
+
+GLINT_KERNEL void blend_backward_kernel(DeviceSpan<const ProjectedSplat> splats,
+                                        DeviceSpan<const std::uint32_t> sorted_splat,
+                                        DeviceSpan<const std::uint32_t> sorted_slot,
+                                        DeviceSpan<const std::uint32_t> ranges, BlendImage img,
+                                        DeviceSpan<const float> t_final, DeviceSpan<const std::uint32_t> last,
+                                        BlendGradIn grad_in, DeviceSpan<float> records) {
+  constexpr unsigned kRows = 16;  // kBlendThreads = kRows * kRows
+  __shared__ float part[kBlendThreads][kRecordFloats];
+  __shared__ float rows[kRows][kRecordFloats];
+  const int TS = render::kTileSize;
+  const std::uint32_t tile = blockIdx.x, t = threadIdx.x;
+  const int px = static_cast<int>(tile % static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) % TS;
+  const int py = static_cast<int>(tile / static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) / TS;
+  const bool inside = px < img.width && py < img.height;
+  const float fx = static_cast<float>(px) + 0.5f, fy = static_cast<float>(py) + 0.5f;
+  const std::uint32_t begin = ranges[2 * tile], end = ranges[2 * tile + 1];
+  const std::uint32_t pix = inside ? static_cast<std::uint32_t>(py * img.width + px) : 0u;
+  const std::uint32_t my_last = inside ? last[pix] : begin;
+  float T = inside ? t_final[pix] : 0.f;  // transmittance after the step being undone
+  float dC[3] = {0.f, 0.f, 0.f}, after[3] = {0.f, 0.f, 0.f};
+  float d_alpha_out = 0.f;
+  if (inside) {
+    for (int c = 0; c < 3; ++c) {
+      dC[c] = grad_in.d_rgb[3 * pix + static_cast<std::uint32_t>(c)];
+      after[c] = T * img.background[c];  // what the later steps and the background add
+    }
+    if (grad_in.d_alpha.size > 0) d_alpha_out = grad_in.d_alpha[pix];
+  }
+  const float T_final = T;
+  for (std::uint32_t p = end; p > begin; --p) {
+    const std::uint32_t q = p - 1;  // this instance, back to front
+    const ProjectedSplat& s = splats[sorted_splat[q]];
+    float term[kRecordFloats] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    if (q < my_last) {
+      const float dx = fx - s.mx, dy = fy - s.my;
+      const float power = render::splat_power(s.conic[0], s.conic[1], s.conic[2], dx, dy);
+      float G = 0.f;
+      bool clamped = false;
+      const float a = render::blend_alpha(s.opacity, power, s.power_cut, G, clamped);
+      if (a > 0.f) {
+        const float inv = 1.f / (1.f - a);
+        const float Tb = T * inv;  // transmittance before this step
+        const float w = a * Tb;
+        float g = d_alpha_out * T_final * inv;  // dL/da through the alpha output
+        for (int c = 0; c < 3; ++c) {
+          g += dC[c] * (s.rgb[c] * Tb - after[c] * inv);  // dC/da = c T - (what came after) / (1 - a)
+          after[c] += w * s.rgb[c];
+          term[6 + c] = dC[c] * w;
+        }
+        if (clamped) g = 0.f;  // alpha is the constant 0.99 there
+        render::AlphaMoments<float> m{0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+        render::blend_alpha_moments_add(g, G, dx, dy, m);
+        term[0] = m.p;
+        term[1] = m.px;
+        term[2] = m.py;
+        term[3] = m.pxx;
+        term[4] = m.pxy;
+        term[5] = m.pyy;
+        T = Tb;
+      }
+    }
+    // The block's sum in a fixed order: 16 rows of 16 pixels, then the 16 row sums. Two
+    // barriers a splat: `part` is rewritten only after the row sums have read it, and
+    // `rows` only after thread 0 has read it (before it reaches the next first barrier).
+    for (unsigned k = 0; k < kRecordFloats; ++k) part[t][k] = term[k];
+    __syncthreads();
+    if (t < kRows) {
+      float acc[kRecordFloats] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+      for (unsigned r = 0; r < kRows; ++r)
+        for (unsigned k = 0; k < kRecordFloats; ++k) acc[k] += part[t * kRows + r][k];
+      for (unsigned k = 0; k < kRecordFloats; ++k) rows[t][k] = acc[k];
+    }
+    __syncthreads();
+    if (t == 0) {
+      float acc[kRecordFloats] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+      for (unsigned r = 0; r < kRows; ++r)
+        for (unsigned k = 0; k < kRecordFloats; ++k) acc[k] += rows[r][k];
+      for (unsigned k = 0; k < kRecordFloats; ++k) records[kRecordFloats * sorted_slot[q] + k] = acc[k];
+    }
+  }
+}
+
+// dL/d(raw parameters) of every splat, from its records (splat-major, in tile order).
+struct SplatGrads {
+  DeviceSpan<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest, mean2d;
+};
+
+GLINT_KERNEL void splat_backward_kernel(render::ViewT<float> view, SplatGeometry g, std::int32_t sh_degree,
+                                        std::uint32_t antialiased, DeviceSpan<const ProjectedSplat> splats,
+                                        DeviceSpan<const std::uint32_t> offsets, DeviceSpan<const float> records,
+                                        SplatGrads out) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= splats.size) return;
+  float sum[kRecordFloats] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  for (std::uint32_t r = offsets[i]; r < offsets[i + 1]; ++r)
+    for (unsigned k = 0; k < kRecordFloats; ++k) sum[k] += records[kRecordFloats * r + k];
+  for (unsigned k = 0; k < 3; ++k) out.means[3 * i + k] = out.log_scales[3 * i + k] = out.sh_dc[3 * i + k] = 0.f;
+  for (unsigned k = 0; k < 4; ++k) out.quats[4 * i + k] = 0.f;
+  for (unsigned k = 0; k < 45; ++k) out.sh_rest[45 * i + k] = 0.f;
+  out.opacity_logits[i] = 0.f;
+  out.mean2d[2 * i] = out.mean2d[2 * i + 1] = 0.f;
+  const ProjectedSplat& s = splats[i];
+  if (s.tiles == 0) return;
+  const render::AlphaMoments<float> m{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5]};
+  render::ProjectedGrad<float> pg{};
+  render::blend_alpha_moments_grad(m, s.opacity, s.conic[0], s.conic[1], s.conic[2], pg.opacity, pg.mean2d[0],
+                                   pg.mean2d[1], pg.conic[0], pg.conic[1], pg.conic[2]);
+  const Vec3f mean = load3(g.means.data, i);
+  Vec3f d_mean_sh{0.f, 0.f, 0.f};
+  render::sh_color_vjp(sh_degree, mean, view.campos, g.sh_dc.data + 3 * i, g.sh_rest.data + 45 * i,
+                       Vec3f{sum[6], sum[7], sum[8]}, out.sh_dc.data + 3 * i, out.sh_rest.data + 45 * i, d_mean_sh);
+  render::SplatGeomGrad<float> sg{};
+  render::project_splat_vjp(view, mean, load3(g.log_scales.data, i), load_quat(g.quats.data, i), g.opacity_logits[i],
+                            antialiased != 0, pg, sg);
+  store3(out.means.data, i, sg.mean + d_mean_sh);
+  store3(out.log_scales.data, i, sg.log_scale);
+  store_quat(out.quats.data, i, sg.quat);
+  out.opacity_logits[i] = sg.opacity_logit;
+  out.mean2d[2 * i] = pg.mean2d[0];
+  out.mean2d[2 * i + 1] = pg.mean2d[1];
+}
+
+}  // namespace glint::cuda
