@@ -33,14 +33,12 @@ GLINT_KERNEL void blend_backward_kernel(DeviceSpan<const ProjectedSplat> splats,
   constexpr unsigned kRows = 16;  // kBlendThreads = kRows * kRows
   __shared__ float part[kBlendThreads][kRecordFloats];
   __shared__ float rows[kRows][kRecordFloats];
-  const int TS = render::kTileSize;
   const std::uint32_t tile = blockIdx.x, t = threadIdx.x;
-  const int px = static_cast<int>(tile % static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) % TS;
-  const int py = static_cast<int>(tile / static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) / TS;
-  const bool inside = px < img.width && py < img.height;
-  const float fx = static_cast<float>(px) + 0.5f, fy = static_cast<float>(py) + 0.5f;
+  const TilePixel px = tile_pixel(img, tile, t);
+  const bool inside = px.inside;
+  const float fx = px.cx, fy = px.cy;
   const std::uint32_t begin = ranges[2 * tile], end = ranges[2 * tile + 1];
-  const std::uint32_t pix = inside ? static_cast<std::uint32_t>(py * img.width + px) : 0u;
+  const std::uint32_t pix = px.index;
   const std::uint32_t my_last = inside ? last[pix] : begin;
   float T = inside ? t_final[pix] : 0.f;  // transmittance after the step being undone
   float dC[3] = {0.f, 0.f, 0.f}, after[3] = {0.f, 0.f, 0.f};

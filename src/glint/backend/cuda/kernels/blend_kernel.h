@@ -20,12 +20,10 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
                                DeviceSpan<const std::uint32_t> ranges, BlendImage img, DeviceSpan<float> rgb,
                                DeviceSpan<float> alpha, DeviceSpan<float> t_final, DeviceSpan<std::uint32_t> last) {
   __shared__ ProjectedSplat batch[kBlendThreads];
-  const int TS = render::kTileSize;
   const std::uint32_t tile = blockIdx.x, t = threadIdx.x;
-  const int px = static_cast<int>(tile % static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) % TS;
-  const int py = static_cast<int>(tile / static_cast<std::uint32_t>(img.tiles_x)) * TS + static_cast<int>(t) / TS;
-  const bool inside = px < img.width && py < img.height;
-  const float fx = static_cast<float>(px) + 0.5f, fy = static_cast<float>(py) + 0.5f;
+  const TilePixel px = tile_pixel(img, tile, t);
+  const bool inside = px.inside;
+  const float fx = px.cx, fy = px.cy;
   const std::uint32_t begin = ranges[2 * tile], end = ranges[2 * tile + 1];
   float T = 1.f, C[3] = {0.f, 0.f, 0.f};
   std::uint32_t end_blended = begin;
@@ -54,7 +52,7 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
     }
   }
   if (!inside) return;
-  const std::uint32_t pix = static_cast<std::uint32_t>(py * img.width + px);
+  const std::uint32_t pix = px.index;
   for (int c = 0; c < 3; ++c) rgb[3 * pix + static_cast<std::uint32_t>(c)] = C[c] + T * img.background[c];
   alpha[pix] = 1.f - T;
   t_final[pix] = T;

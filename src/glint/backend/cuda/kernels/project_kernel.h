@@ -17,21 +17,28 @@
 
 namespace glint::cuda {
 
-GLINT_HD inline std::uint32_t count_hit_tiles(const ProjectedSplat& s, int width, int height) {
+// Calls f(tile index) for every 16x16 tile, in row-major order, whose pixel centres the
+// splat's cut ellipse can reach (the test the CPU backend's tile lists use).
+template <class F>
+GLINT_HD inline void for_each_hit_tile(const ProjectedSplat& s, int width, int height, F&& f) {
   const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
-  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return 0;
-  const int TS = render::kTileSize;
+  if (pr.x0 > pr.x1 || pr.y0 > pr.y1) return;
+  const int TS = render::kTileSize, tiles_x = (width + TS - 1) / TS;
   const render::RectTestPrep prep = render::rect_test_prep(s.conic[0], s.conic[1], s.conic[2], s.power_cut);
-  std::uint32_t hits = 0;
   for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
     float py0 = 0.f, py1 = 0.f;
     render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
     for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
       float px0 = 0.f, px1 = 0.f;
       render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
-      hits += render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1) ? 1u : 0u;
+      if (render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) f(static_cast<std::uint32_t>(ty * tiles_x + tx));
     }
   }
+}
+
+GLINT_HD inline std::uint32_t count_hit_tiles(const ProjectedSplat& s, int width, int height) {
+  std::uint32_t hits = 0;
+  for_each_hit_tile(s, width, height, [&](std::uint32_t) { ++hits; });
   return hits;
 }
 

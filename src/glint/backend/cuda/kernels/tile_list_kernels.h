@@ -33,23 +33,13 @@ GLINT_KERNEL void tile_keys_kernel(DeviceSpan<const ProjectedSplat> splats, Devi
   if (i >= splats.size) return;
   const ProjectedSplat& s = splats[i];
   if (s.tiles == 0) return;
-  const render::PixelRect pr = render::splat_pixel_rect(s.mx, s.my, s.ext_x, s.ext_y, width, height);
-  const int TS = render::kTileSize, tiles_x = (width + TS - 1) / TS;
-  const render::RectTestPrep prep = render::rect_test_prep(s.conic[0], s.conic[1], s.conic[2], s.power_cut);
   const std::uint64_t depth = depth_bits(s.depth);
   std::uint32_t k = offsets[i];
-  for (int ty = pr.y0 / TS; ty <= pr.y1 / TS; ++ty) {
-    float py0 = 0.f, py1 = 0.f;
-    render::tile_centre_span(ty, pr.y0, pr.y1, py0, py1);
-    for (int tx = pr.x0 / TS; tx <= pr.x1 / TS; ++tx) {
-      float px0 = 0.f, px1 = 0.f;
-      render::tile_centre_span(tx, pr.x0, pr.x1, px0, px1);
-      if (!render::ellipse_hits_rect(prep, s.mx, s.my, px0, px1, py0, py1)) continue;
-      keys[k] = static_cast<std::uint64_t>(ty * tiles_x + tx) << 32 | depth;
-      values[k] = i;
-      ++k;
-    }
-  }
+  for_each_hit_tile(s, width, height, [&](std::uint32_t tile) {
+    keys[k] = static_cast<std::uint64_t>(tile) << 32 | depth;
+    values[k] = i;
+    ++k;
+  });
 }
 
 // slots[k] = k: the splat-major slot of every key, sorted along with the keys.
