@@ -47,7 +47,7 @@ void add_demo(CLI::App& app) {
     RelightArgs r;
     r.model = a.out + "/scene.ply";
     r.cameras = a.dataset;
-    r.lights = lights;
+    r.lights = {lights};
     r.out = a.out + "/relit";
     r.force = a.force;
     std::printf("relighting the test views under %s\n", lights.c_str());

@@ -69,7 +69,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   }
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
   if (options_.normal_filter.sigma_spatial_px > 0) g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
-  if (ao_maps_) {
+  if (options_.delight && ao_maps_) {
     g.ao = ambient_occlusion_image(*ao_maps_, g.position, g.normal);
     g.albedo = delight(g.capture_linear, g.ao);
   } else {
@@ -80,9 +80,19 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
 }
 
 void Relighter::set_setup(const LightSetup& setup) {
-  setup_ = setup;
   shadow_maps_.clear();
   transmittance_maps_.clear();
+  env_residuals_.clear();
+  const bool has_env = std::any_of(setup.lights.begin(), setup.lights.end(),
+                                   [](const Light& l) { return l.type == LightType::Environment; });
+  if (has_env && !ao_maps_ && options_.shadows != ShadowMode::kNone)
+    ao_maps_ = std::make_unique<AoMaps>(render_ao_maps(backend_, model_, bounds_, options_.ao));
+  const std::vector<Vec3d> dirs = ao_maps_ ? [&] {
+    std::vector<Vec3d> d;
+    for (const Light& l : ao_maps_->directions) d.push_back(l.direction);
+    return d;
+  }() : fibonacci_directions(options_.ao.directions, options_.ao.hemisphere_only, options_.ao.up);
+  setup_ = has_env ? expand_environment_lights(setup, dirs, options_.environment, env_residuals_) : setup;
   for (const Light& l : setup_.lights) {
     if (options_.shadows == ShadowMode::kPcf)
       shadow_maps_.push_back(render_shadow_map(backend_, model_, l, bounds_, options_.shadow_map));
@@ -105,6 +115,16 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
   in.position = &g.position;
   for (const ImageF& v : vis) in.visibility.push_back(&v);
   in.ambient_albedo = &g.capture_linear;
+  // Without shadows every light is visible, the environment's residual included.
+  const AoMaps* res_vis = options_.shadows == ShadowMode::kNone ? nullptr : ao_maps_.get();
+  ImageF env_E;
+  for (const EnvLighting& e : env_residuals_) {
+    ImageF E = env_residual_irradiance_image(e, res_vis, g.position, g.normal);
+    if (env_E.data.empty()) env_E = std::move(E);
+    else
+      for (std::size_t i = 0; i < E.data.size(); ++i) env_E.data[i] += E.data[i];
+  }
+  if (!env_E.data.empty()) in.irradiance = &env_E;
   return shade(setup_, in);
 }
 
