@@ -8,6 +8,8 @@
 #include <numbers>
 #include <random>
 
+#include <stb_image_write.h>
+
 #include "glint/backend/backend.h"
 #include "glint/core/error.h"
 #include "glint/io/pfm.h"
@@ -346,4 +348,28 @@ TEST(LightEnvironment, BadMapIsAnErrorNamingTheFile) {
   EXPECT_NE(error_of(pre + R"(ok.pfm","strength":-1}]})").find("'strength' must be >= 0"), std::string::npos);
   EXPECT_NE(error_of(pre + R"(ok.pfm","interpolation":"linear"}]})").find("closest"), std::string::npos);
   EXPECT_EQ(error_of(pre + R"(ok.pfm","strength":0.5,"rotation_z_deg":10}]})"), "");  // relative to the json
+}
+
+TEST(LightEnvironment, ReadsRadianceHdr) {
+  TempDir d;
+  ImageF img(8, 4, 3);
+  for (std::size_t i = 0; i < img.data.size(); ++i) img.data[i] = 0.05f * float(i % 17) + (i == 40 ? 30.f : 0.f);
+  ASSERT_TRUE(stbi_write_hdr(d.str("m.hdr").c_str(), 8, 4, 3, img.data.data()));
+  EnvironmentMap env = read_environment_map(d.str("m.hdr"), 1.5, 90);
+  ASSERT_EQ(env.width(), 8);
+  ASSERT_EQ(env.height(), 4);
+  // RGBE: 8 bits of mantissa under the exponent of the pixel's largest channel.
+  for (std::size_t i = 0; i < img.data.size(); ++i) {
+    const std::size_t p = i / 3 * 3;
+    const float big = std::max({img.data[p], img.data[p + 1], img.data[p + 2]});
+    EXPECT_NEAR(env.texels.data[i], img.data[i], big / 64) << i;
+  }
+  EXPECT_DOUBLE_EQ(env.strength, 1.5);
+  write_file(d.str("bad.hdr"), "#?RADIANCE\nnonsense");
+  try {
+    read_environment_map(d.str("bad.hdr"));
+    ADD_FAILURE() << "bad .hdr accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.hdr"), std::string::npos) << e.what();
+  }
 }
