@@ -6,6 +6,7 @@
 
 #include "glint/core/error.h"
 #include "glint/light/shadow_map.h"
+#include "glint/light/surface_map.h"
 
 namespace glint {
 namespace {
@@ -217,22 +218,11 @@ Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x,
 }
 
 ImageF env_residual_irradiance_image(const EnvLighting& env, const AoMaps* ao, const ImageF& pos, const ImageF& nrm) {
-  if (pos.channels != 3 || nrm.channels != 3 || pos.width != nrm.width || pos.height != nrm.height)
-    throw Error("environment residual: positions and normals must be [H,W,3] of one size");
   if (ao && ao->maps.size() != env.residual_weights.size())
     throw Error("environment residual: " + std::to_string(ao->maps.size()) + " AO maps for " +
                 std::to_string(env.residual_weights.size()) + " residual directions");
-  ImageF out(pos.width, pos.height, 3);
-  const long n = static_cast<long>(pos.width) * pos.height;
-#pragma omp parallel for schedule(dynamic, 64)
-  for (long i = 0; i < n; ++i) {
-    const Vec3f nf = load3(nrm.data.data(), i);
-    if (!(nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0)) continue;
-    const Vec3f pf = load3(pos.data.data(), i);
-    const Vec3d E = env_residual_irradiance(env, ao, Vec3d{pf.x, pf.y, pf.z}, normalize(Vec3d{nf.x, nf.y, nf.z}));
-    store3(out.data.data(), i, Vec3f{float(E.x), float(E.y), float(E.z)});
-  }
-  return out;
+  return map_surface_pixels(pos, nrm, "environment residual",
+                            [&](Vec3d x, Vec3d n) { return env_residual_irradiance(env, ao, x, n); });
 }
 
 LightSetup expand_environment_lights(const LightSetup& setup, const std::vector<Vec3d>& dirs, const EnvLightParams& p,
