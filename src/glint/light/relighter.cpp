@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "glint/io/image_ops.h"
 #include "glint/light/color.h"
 #include "glint/light/geometry.h"
 #include "glint/light/shade.h"
@@ -129,18 +130,14 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
 }
 
 Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {
-  Image8 out;
-  out.width = linear.width;
-  out.height = linear.height;
-  out.channels = 4;
+  // Linear RGB + coverage as one RGBA image; the sRGB curve leaves the alpha channel alone.
+  ImageF rgba(linear.width, linear.height, 4);
   const std::size_t np = static_cast<std::size_t>(linear.width) * linear.height;
-  out.data.resize(np * 4);
   for (std::size_t p = 0; p < np; ++p) {
-    for (int c = 0; c < 3; ++c)
-      out.data[p * 4 + c] = static_cast<std::uint8_t>(std::lround(255.f * linear_to_srgb(linear.data[p * 3 + c])));
-    out.data[p * 4 + 3] = static_cast<std::uint8_t>(std::lround(255.f * std::clamp(alpha.data[p], 0.f, 1.f)));
+    for (int c = 0; c < 3; ++c) rgba.data[p * 4 + c] = linear.data[p * 3 + c];
+    rgba.data[p * 4 + 3] = alpha.data[p];
   }
-  return out;
+  return to_image8(linear_to_srgb(rgba));
 }
 
 }  // namespace glint

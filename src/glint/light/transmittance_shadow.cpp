@@ -29,11 +29,9 @@ GaussianModel subset_model(const GaussianModel& m, const std::vector<std::size_t
 TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel& model, const Light& light,
                                           const SceneBounds& bounds, const TransmittanceParams& p) {
   if (p.planes < 1) throw Error("transmittance map: planes must be >= 1");
-  if (p.pcf_kernel < 1 || p.pcf_kernel % 2 == 0) throw Error("transmittance map: PCF kernel must be odd and >= 1");
   TransmittanceMap tm;
   tm.params = p;
-  const int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
-  tm.views = make_light_views(light, bounds, p.resolution, guard, p.sun_distance_factor);
+  tm.views = make_light_map_views(light, bounds, p, "transmittance map");
   RenderSettings s;
   s.for_backward = false;  // rendered, never differentiated
   s.want_alpha = true;
@@ -78,20 +76,14 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
 
 double transmittance_visibility(const TransmittanceMap& m, const Light& light, Vec3d x, Vec3d n) {
   const TransmittanceParams& p = m.params;
-  const ShadowLookup L = shadow_lookup(m.views, light, x, n, p.constant_bias, p.slope_bias, p.normal_offset);
+  const ShadowLookup L = shadow_lookup(m.views, light, x, n, p);
   if (L.face < 0) return 1;
   const auto& f = m.faces[L.face];
   // Last plane in front of the point; none: nothing in front, fully lit.
   const auto it = std::upper_bound(f.plane_z.begin(), f.plane_z.end(), static_cast<float>(L.z));
   if (it == f.plane_z.begin()) return 1;
   const ImageF& T = f.T[static_cast<std::size_t>(it - f.plane_z.begin()) - 1];
-  const int r = p.pcf_kernel / 2;
-  const int cx = static_cast<int>(std::floor(L.u)), cy = static_cast<int>(std::floor(L.v));
-  double sum = 0;
-  for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx)
-      sum += T.at(std::clamp(cx + dx, 0, T.width - 1), std::clamp(cy + dy, 0, T.height - 1), 0);
-  return sum / ((2 * r + 1) * (2 * r + 1));
+  return pcf_mean(T.width, T.height, L.u, L.v, p.pcf_kernel, [&](int tx, int ty) { return double(T.at(tx, ty, 0)); });
 }
 
 ImageF transmittance_visibility_image(const TransmittanceMap& m, const Light& light, const ImageF& pos,
