@@ -5,7 +5,7 @@
 // training or `glint relight`.
 // Every setup of relit/lights.json and, when present, relit/lights_extra.json (spot, env).
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
-//                          [--variants NAME,NAME,...]
+//                          [--variants "NAME;NAME;..."]
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -86,18 +86,18 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance] "
-                 "[--variants NAME,NAME,...]\n",
+                 "[--variants \"NAME;NAME;...\"]\n",
                  argv[0]);
     return 2;
   }
   const std::string root = argv[2];
   std::string out = "relight_ablation";
   RelightOptions opt;
-  std::string only;  // comma-separated variant names; empty: all
+  std::string only;  // variant names separated by ";" (names hold commas); empty: all
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--out") out = v;
-    if (k == "--variants") only = "," + v + ",";
+    if (k == "--variants") only = ";" + v + ";";
     if (k == "--shadows")
       opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
   }
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   for (const auto& s : setups) std::printf(" %8s", s.name.c_str());
   std::printf(" %8s %8s\n", "mean", "normal");
   for (const Variant& var : variants) {
-    if (!only.empty() && only.find("," + std::string(var.name) + ",") == std::string::npos) continue;
+    if (!only.empty() && only.find(";" + std::string(var.name) + ";") == std::string::npos) continue;
     const std::string dir = out + "/" + std::string(var.name);
     double sum = 0;
     std::printf("%-20s", var.name);

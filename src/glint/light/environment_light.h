@@ -25,7 +25,7 @@
 namespace glint {
 
 struct EnvLightParams {
-  int max_suns = 8;
+  int max_suns = 16;
   double bright_ratio = 4;          // sun candidates: texel luminance > ratio * mean luminance
   double cluster_radius_deg = 8;    // texels this close to a cluster's peak join that sun
   int table_width = 64;             // residual irradiance table: width x (width/2 + 1) normals
