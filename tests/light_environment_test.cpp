@@ -199,9 +199,9 @@ TEST(LightEnvironment, UniformMapIsTheAmbientOcclusionTerm) {
   EnvironmentMap env = constant_map(64, 0.25f, 0.25f, 0.25f);
   env.strength = 0.6;
   // Unoccluded: pi * radiance for every normal; texels straddling the horizon are
-  // integrated over sub-cells, hence the 1e-5 for oblique normals.
+  // integrated over sub-cells, 4 x 4 of them: 1e-4 for oblique normals on this coarse 64-wide map.
   for (Vec3d n : {Vec3d{0, 0, 1}, Vec3d{0.3, -0.8, 0.1}, Vec3d{0, 0, -1}, Vec3d{1, 0, 0}})
-    EXPECT_NEAR(env_irradiance_exact(env, n).y, kPi * 0.15, 1e-5 * kPi * 0.15);
+    EXPECT_NEAR(env_irradiance_exact(env, n).y, kPi * 0.15, 1e-4 * kPi * 0.15);
   auto backend = make_cpu_backend();
   GaussianModel m = grey_scene();
   const SceneBounds b = robust_bounds(m);
@@ -223,7 +223,7 @@ TEST(LightEnvironment, UniformMapIsTheAmbientOcclusionTerm) {
         const Vec3d E = env_residual_irradiance(el, &ao, p, n), E0 = el.residual.lookup(n);
         ASSERT_NEAR(E.x, E0.x * a, 1e-12);
         ASSERT_NEAR(E.z, E0.z * a, 1e-12);
-        ASSERT_NEAR(E0.y, kPi * 0.15, 1e-5 * kPi * 0.15);
+        ASSERT_NEAR(E0.y, kPi * 0.15, 1e-4 * kPi * 0.15);
         occluded += a < 0.95;
       }
     }

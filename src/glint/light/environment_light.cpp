@@ -38,7 +38,7 @@ struct TexelGeometry {
   std::vector<double> solid_angle, sin_radius;
   // Per row, the moments of the kSub x kSub sub-cells of its column-0 texel in the map frame;
   // column c is the same rectangle turned by -c 2pi/W about +Z.
-  static constexpr int kSub = 16;
+  static constexpr int kSub = 4;
   std::vector<Vec3d> sub_moment;
 
   explicit TexelGeometry(const EnvironmentMap& env) : W(env.width()), H(env.height()), rot(env.rotation_z) {

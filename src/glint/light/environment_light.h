@@ -53,7 +53,7 @@ EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<V
 
 // Exact integral over the sphere of env(w) max(0, n.w) dw, strength included, skipping the
 // texels whose `skip` entry (row-major, may be null) is non-zero. Texels straddling n's
-// horizon are integrated over 16 x 16 sub-cells. The reference the table is built from.
+// horizon are integrated over 4 x 4 sub-cells. The reference the table is built from.
 Vec3d env_irradiance_exact(const EnvironmentMap& env, Vec3d n, const std::vector<char>* skip = nullptr);
 
 // Residual irradiance with visibility at a surface point (ao null: unoccluded).
