@@ -225,3 +225,14 @@ TEST(LightLights, PythonNaNLiteralsAreNullOutsideStrings) {
                 .find("'strength_W_per_m2' must be a number"),
             std::string::npos);
 }
+
+TEST(LightLights, LightFolderWithoutJsonIsAnError) {
+  test::TempDir d;
+  try {
+    read_lights_files({d.str()});
+    ADD_FAILURE() << "empty folder accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no .json light file"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_lights_files({d.str("missing.json")}), Error);
+}
