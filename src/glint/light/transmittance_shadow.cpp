@@ -35,13 +35,20 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
   RenderSettings s;
   s.for_backward = false;  // rendered, never differentiated
   s.want_alpha = true;
-  const std::size_t n = model.size();
-  std::vector<double> z(n);
+  const std::size_t nall = model.size();
+  std::vector<double> z(nall);
   for (const Camera& cam : tm.views.faces) {
-    for (std::size_t i = 0; i < n; ++i)
-      z[i] = cam.world_to_camera(Vec3d{model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]}).z;
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
+    // Planes are placed by the splats whose centre this face sees: a cube face would
+    // otherwise spend its planes on the splats of the other five faces.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < nall; ++i) {
+      const Vec3d pc = cam.world_to_camera(Vec3d{model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]});
+      z[i] = pc.z;
+      if (!(pc.z > 0)) continue;
+      const Vec2d uv = cam.project(pc);
+      if (uv.x >= 0 && uv.y >= 0 && uv.x <= cam.width && uv.y <= cam.height) order.push_back(i);
+    }
+    const std::size_t n = order.size();
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return z[a] < z[b]; });
     // Planes at quantiles of the splat order. A quantile inside a group of splats at one
     // depth (a sheet facing the light) brackets the group with a plane before and after
@@ -61,8 +68,11 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
     for (std::size_t count : counts) {
       const double zk = count < n ? 0.5 * (z[order[count - 1]] + z[order[count]])
                                   : z[order[n - 1]] + 1e-3 * bounds.radius + 1e-6;
-      std::vector<std::size_t> keep(order.begin(), order.begin() + static_cast<long>(count));
-      std::sort(keep.begin(), keep.end());
+      // Every splat in front of the plane, seen by the face or not (footprints cross the
+      // border): the exact prefix of the rasterizer's depth order.
+      std::vector<std::size_t> keep;
+      for (std::size_t i = 0; i < nall; ++i)
+        if (z[i] < zk) keep.push_back(i);
       RenderOutput out = backend.forward(subset_model(model, keep), cam, s);
       ImageF T = std::move(out.alpha);
       for (float& a : T.data) a = 1.f - a;
