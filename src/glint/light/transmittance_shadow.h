@@ -6,7 +6,7 @@
 // transmittance of all splats whose centre lies in front of it, T_k = 1 - alpha of that
 // prefix. The rasterizer blends splats in centre-depth order, so rendering the prefix
 // subset gives the exact transmittance at the plane, per pixel, with the unchanged
-// backend (K renders per face). Planes sit at quantiles of the face's splat depths, so
+// backend (K renders per face). Planes sit at quantiles of the depths of the splats the face sees, so
 // they are dense where the splats are.
 // Lookup: T of the last plane in front of the (biased) point. Interpolating between
 // planes would count part of the receiver's own splats (self-shadowing); the price of the
