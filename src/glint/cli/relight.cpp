@@ -77,6 +77,9 @@ void add_relight(CLI::App& app) {
   sub->add_option("--normal-offset", a->opt.shadow_map.normal_offset,
                   "Move lookups this many texels along the surface normal")->check(CLI::NonNegativeNumber);
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
+  sub->add_option("--planes", a->opt.transmittance.planes,
+                  "Transmittance maps: depth planes per face (quantiles of the splats it sees)")
+      ->check(CLI::Range(1, 256));
   sub->add_option("--env-suns", a->opt.environment.max_suns,
                   "Environment lights: brightest clusters shaded as suns with their own shadow maps")
       ->check(CLI::Range(0, 64));
