@@ -1,7 +1,7 @@
 // Relighting benchmark: times visibility maps and shading per light per frame for each
 // shadow mode, scores against the relight dataset when given, and writes side-by-side
 // pictures (ground truth | pcf | transmittance | no shadows) for docs/LIGHTING.md.
-//   bench_relight MODEL.ply CAMERAS_DATASET LIGHTS.json [--gt RELIGHT_ROOT] [--out DIR] [--views N]
+//   bench_relight MODEL.ply CAMERAS_DATASET LIGHTS.json|LIGHTS_FOLDER [--gt RELIGHT_ROOT] [--out DIR] [--views N]
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   }
   GaussianModel model = load_model(argv[1]);
   Dataset data = load_dataset(argv[2]);
-  std::vector<LightSetup> setups = read_lights_json(argv[3]);
+  std::vector<LightSetup> setups = read_lights_files({argv[3]});
   auto backend = make_cpu_backend();
   const std::size_t nviews = std::min(max_views, data.test.size());
   std::printf("model %zu splats, %zu views of %dx%d\n", model.size(), nviews, data.test[0].camera.width,

@@ -3,7 +3,9 @@
 // gt/albedo, gt/mask, gt/depth, or normals computed from gt/depth) and prints the relit
 // PSNR of each variant. The gt/ files are for diagnosis only; nothing here feeds back into
 // training or `glint relight`.
+// Every setup of relit/lights.json and, when present, relit/lights_extra.json (spot, env).
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
+//                          [--variants "NAME;NAME;..."]
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -82,21 +84,28 @@ void replace_gross_normals(ImageF& mine, const ImageF& gt, float deg) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance] "
+                 "[--variants \"NAME;NAME;...\"]\n",
+                 argv[0]);
     return 2;
   }
   const std::string root = argv[2];
   std::string out = "relight_ablation";
   RelightOptions opt;
+  std::string only;  // variant names separated by ";" (names hold commas); empty: all
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--out") out = v;
+    if (k == "--variants") only = ";" + v + ";";
     if (k == "--shadows")
       opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
   }
   GaussianModel model = load_model(argv[1]);
   Dataset data = load_dataset(root + "/capture");
-  std::vector<LightSetup> setups = read_lights_json(root + "/relit/lights.json");
+  std::vector<std::string> light_files{root + "/relit/lights.json"};
+  if (fs::exists(root + "/relit/lights_extra.json")) light_files.push_back(root + "/relit/lights_extra.json");
+  std::vector<LightSetup> setups = read_lights_files(light_files);
   auto backend = make_cpu_backend();
   Relighter relighter(model, *backend, opt);
   std::vector<ViewGeometry> mine;
@@ -120,6 +129,7 @@ int main(int argc, char** argv) {
   for (const auto& s : setups) std::printf(" %8s", s.name.c_str());
   std::printf(" %8s %8s\n", "mean", "normal");
   for (const Variant& var : variants) {
+    if (!only.empty() && only.find(";" + std::string(var.name) + ";") == std::string::npos) continue;
     const std::string dir = out + "/" + std::string(var.name);
     double sum = 0;
     std::printf("%-20s", var.name);

@@ -61,46 +61,50 @@ TEST(LightRelightScore, CompositesLikeTheScript) {
 
 TEST(LightRelightScore, AgreesWithTheReferenceOnTheDataset) {
   GLINT_REQUIRE_SHARED(root, "relight");
-  test::TempDir tmp;
-  // Prediction for "point": the shadow-free render, with views 1.. perturbed differently
-  // (alpha dropped to RGB over black on one, colour shifted on another) so the scorer's
-  // RGB and RGBA paths are both exercised.
-  fs::create_directories(tmp.path() / "point");
-  std::vector<RefScore> ref;
-  for (int i = 0; i < 8; ++i) {
-    const std::string name = "r_" + std::to_string(i) + ".png";
-    Image8 p = read_image(root + "/relit/point_noshadow/" + name);
-    if (i == 1) {
-      Image8 rgb{p.width, p.height, 3, {}};
-      for (int k = 0; k < p.width * p.height; ++k)
-        for (int c = 0; c < 3; ++c)
-          rgb.data.push_back(static_cast<std::uint8_t>(std::lround(p.data[k * 4 + c] * (p.data[k * 4 + 3] / 255.0))));
-      p = rgb;
-    } else if (i == 2) {
-      for (std::size_t k = 0; k < p.data.size(); ++k)
-        if (k % 4 == 0) p.data[k] = static_cast<std::uint8_t>(std::min(255, p.data[k] + 9));
+  // Every setup of lights.json and lights_extra.json.
+  for (const std::string setup : {"point", "sun", "mixed", "spot", "env"}) {
+    SCOPED_TRACE(setup);
+    test::TempDir tmp;
+    // Prediction: the shadow-free render, with views 1.. perturbed differently (alpha
+    // dropped to RGB over black on one, colour shifted on another) so the scorer's RGB and
+    // RGBA paths are both exercised.
+    fs::create_directories(tmp.path() / setup);
+    std::vector<RefScore> ref;
+    for (int i = 0; i < 8; ++i) {
+      const std::string name = "r_" + std::to_string(i) + ".png";
+      Image8 p = read_image(root + "/relit/" + setup + "_noshadow/" + name);
+      if (i == 1) {
+        Image8 rgb{p.width, p.height, 3, {}};
+        for (int k = 0; k < p.width * p.height; ++k)
+          for (int c = 0; c < 3; ++c)
+            rgb.data.push_back(static_cast<std::uint8_t>(std::lround(p.data[k * 4 + c] * (p.data[k * 4 + 3] / 255.0))));
+        p = rgb;
+      } else if (i == 2) {
+        for (std::size_t k = 0; k < p.data.size(); ++k)
+          if (k % 4 == 0) p.data[k] = static_cast<std::uint8_t>(std::min(255, p.data[k] + 9));
+      }
+      write_file_atomic(tmp.str(setup + "/" + name), encode_png(p));
+      ref.push_back(reference_psnr(p, read_image(root + "/relit/" + setup + "/" + name)));
     }
-    write_file_atomic(tmp.str("point/" + name), encode_png(p));
-    ref.push_back(reference_psnr(p, read_image(root + "/relit/point/" + name)));
+    RelightScore s = score_relight(root, tmp.str(), {setup});
+    ASSERT_EQ(s.setups.size(), 1u);
+    double mean_full = 0, mean_masked = 0;
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_NEAR(s.setups[0].per_view[i], ref[i].full, 1e-3) << i;
+      mean_full += ref[i].full / 8;
+      mean_masked += ref[i].masked / 8;
+    }
+    EXPECT_NEAR(s.setups[0].psnr, mean_full, 1e-3);
+    EXPECT_NEAR(s.setups[0].psnr_masked, mean_masked, 1e-3);
+    EXPECT_NEAR(s.mean_psnr, mean_full, 1e-3);
+    ASSERT_TRUE(s.setups[0].psnr_vs_noshadow.has_value());
+    EXPECT_GT(*s.setups[0].psnr_vs_noshadow, 40.0);  // mostly the GT itself
+    // The shadow-free truth scores in the range of the README's no-shadow oracle (22-28 dB).
+    EXPECT_GT(s.setups[0].psnr, 20.0);
+    EXPECT_LT(s.setups[0].psnr, 35.0);
+    EXPECT_NE(relight_score_json(s).find("\"mean_psnr\""), std::string::npos);
+    EXPECT_THROW(score_relight(root, tmp.str(), {"sun_x"}), Error);  // missing prediction
   }
-  RelightScore s = score_relight(root, tmp.str(), {"point"});
-  ASSERT_EQ(s.setups.size(), 1u);
-  double mean_full = 0, mean_masked = 0;
-  for (int i = 0; i < 8; ++i) {
-    EXPECT_NEAR(s.setups[0].per_view[i], ref[i].full, 1e-3) << i;
-    mean_full += ref[i].full / 8;
-    mean_masked += ref[i].masked / 8;
-  }
-  EXPECT_NEAR(s.setups[0].psnr, mean_full, 1e-3);
-  EXPECT_NEAR(s.setups[0].psnr_masked, mean_masked, 1e-3);
-  EXPECT_NEAR(s.mean_psnr, mean_full, 1e-3);
-  ASSERT_TRUE(s.setups[0].psnr_vs_noshadow.has_value());
-  EXPECT_GT(*s.setups[0].psnr_vs_noshadow, 40.0);  // mostly the GT itself
-  // The shadow-free truth scores in the range of the README's no-shadow oracle (24-27 dB).
-  EXPECT_GT(s.setups[0].psnr, 20.0);
-  EXPECT_LT(s.setups[0].psnr, 35.0);
-  EXPECT_NE(relight_score_json(s).find("\"mean_psnr\""), std::string::npos);
-  EXPECT_THROW(score_relight(root, tmp.str(), {"sun"}), Error);  // missing prediction
 }
 
 TEST(LightRelightScore, NormalErrorOnGroundTruth) {

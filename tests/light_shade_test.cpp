@@ -9,6 +9,7 @@
 #include "glint/io/image_ops.h"
 #include "glint/io/pfm.h"
 #include "glint/light/color.h"
+#include "glint/light/environment_light.h"
 #include "glint/light/shade.h"
 #include "test_support.h"
 
@@ -93,10 +94,18 @@ TEST(LightShade, FollowsTheModelTermByTerm) {
 
 // The model with the GT geometry and albedo reproduces Blender's shadow-free render: the
 // end-to-end check of units, camera convention, PFM orientation and sRGB handling.
-TEST(LightShade, GroundTruthGeometryReproducesTheNoShadowRender) {
-  GLINT_REQUIRE_SHARED(root, "relight");
+namespace {
+
+// Shades test view `view` of the relight dataset with its GT geometry and albedo, without
+// shadows, under every setup of `lights` (or only `only`; environment lights expanded, their residual
+// unoccluded), and compares with relit/<setup>_noshadow on interior pixels as the README's
+// check defines them: the neighbourhood covered and no crease (> 10 deg between
+// neighbouring GT normals), where the 1.5 px pixel filter mixes surfaces and the model
+// cannot be expected to hold.
+void expect_noshadow_render(const std::string& root, const std::string& lights, const std::string& only, double max_rmse,
+                            double min_frac2) {
   Dataset ds = load_dataset(root + "/capture");
-  auto setups = read_lights_json(root + "/relit/lights.json");
+  auto setups = read_lights_json(root + "/relit/" + lights);
   const int view = 3;
   const Camera& cam = ds.test.at(view).camera;
   const std::string i = std::to_string(view);
@@ -113,17 +122,20 @@ TEST(LightShade, GroundTruthGeometryReproducesTheNoShadowRender) {
   ImageF albedo = rgb_linear(read_image(root + "/gt/albedo_" + i + ".png"));
   ImageF capture = rgb_linear(read_image(root + "/capture/test/r_" + i + ".png"));
   Image8 mask = read_image(root + "/gt/mask_" + i + ".png");
-  for (const auto& s : setups) {
+  for (const auto& s0 : setups) {
+    std::vector<EnvLighting> env;
+    if (!only.empty() && s0.name != only) continue;
+    const LightSetup s = expand_environment_lights(s0, fibonacci_directions(64), {}, env);
+    ImageF env_E;
+    for (const EnvLighting& e : env) env_E = env_residual_irradiance_image(e, nullptr, pos, normal);
     ShadeInputs in;
     in.albedo = &albedo;
     in.normal = &normal;
     in.position = &pos;
     in.ambient_albedo = &capture;
+    if (!env.empty()) in.irradiance = &env_E;
     ImageF L = shade(s, in);
     Image8 ref = read_image(root + "/relit/" + s.name + "_noshadow/r_" + i + ".png");
-    // Interior pixels as the README's check defines them: the neighbourhood covered and no
-    // crease (> 10 deg between neighbouring GT normals), where the 1.5 px pixel filter
-    // mixes surfaces and the model cannot be expected to hold.
     double se = 0;
     long n = 0, within2 = 0;
     for (int y = 2; y < L.height - 2; ++y)
@@ -149,7 +161,25 @@ TEST(LightShade, GroundTruthGeometryReproducesTheNoShadowRender) {
     const double frac2 = double(within2) / (3 * n);
     std::printf("[ shade ] %s: rmse %.3f codes, %.4f of values within 2 codes, %ld interior pixels\n",
                 s.name.c_str(), rmse_codes, frac2, n);
-    EXPECT_GT(frac2, 0.95) << s.name;  // mixed is the noisiest GT (45.8 dB)
-    EXPECT_LT(rmse_codes, 1.0) << s.name;  // measured 0.38 / 0.39 / 0.70
+    EXPECT_GT(frac2, min_frac2) << s.name;
+    EXPECT_LT(rmse_codes, max_rmse) << s.name;
   }
+}
+
+}  // namespace
+
+TEST(LightShade, GroundTruthGeometryReproducesTheNoShadowRender) {
+  GLINT_REQUIRE_SHARED(root, "relight");
+  // measured 0.38 / 0.39 / 0.70 codes; mixed is the noisiest GT (45.8 dB)
+  expect_noshadow_render(root, "lights.json", "", 1.0, 0.95);
+}
+
+// The spot factor and the environment's mapping, strength and rotation against Blender:
+// spot_noshadow and env_noshadow. The env render is the noisiest GT: the README puts it at
+// 44.17 dB (about 1.6 codes RMS) against the exact model on interior pixels; shaded from
+// the exact irradiance table alone (no suns) this view measures 1.63 codes.
+TEST(LightShade, GroundTruthGeometryReproducesTheExtraNoShadowRenders) {
+  GLINT_REQUIRE_SHARED(root, "relight");
+  expect_noshadow_render(root, "lights_extra.json", "spot", 1.0, 0.95);  // measured 0.50
+  expect_noshadow_render(root, "lights_extra.json", "env", 1.8, 0.8);
 }

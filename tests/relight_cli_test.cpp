@@ -4,6 +4,7 @@
 
 #include "glint/io/cameras_json.h"
 #include "glint/io/image_io.h"
+#include "glint/io/pfm.h"
 #include "glint/io/ply.h"
 #include "support/light_scene.h"
 #include "test_support.h"
@@ -103,5 +104,41 @@ TEST(RelightCli, BadLightFileIsOneLineError) {
                               "' --lights '" + d.str("lights.json") + "' -o '" + d.str("o") + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("lights.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
+}
+
+TEST(RelightCli, SeveralLightFilesAndAFolderWithAnEnvironment) {
+  TempDir d;
+  GaussianModel m = ground_and_box();
+  for (float& v : m.sh_dc) v = 1.0f;
+  write_ply(d.str("scene.ply"), m);
+  write_cameras_json(d.str("cameras.json"), {top_camera()});
+  std::filesystem::create_directories(d.str("lights/maps"));
+  ImageF sky(16, 8, 3, 0.2f);
+  write_pfm(d.str("lights/maps/sky.pfm"), sky);
+  write_file(d.str("lights/a.json"),
+             R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
+  // The map's path is relative to the light file's folder.
+  write_file(d.str("lights/b.json"),
+             R"({"setups":{"sky":{"ambient":{"type":"none","strength":0},"lights":[{"type":"environment","file":"maps/sky.pfm","strength":2,"rotation_z_deg":10}]}}})");
+  const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") +
+                           "' --shadow-res 128 --ao-directions 8 ";
+  CommandResult r = run_glint(base + "--lights '" + d.str("lights/a.json") + "' '" + d.str("lights/b.json") + "' -o '" +
+                              d.str("two") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(d.str("two/noon/r_0.png")));
+  ASSERT_TRUE(std::filesystem::exists(d.str("two/sky/r_0.png")));
+  r = run_glint(base + "--lights '" + d.str("lights") + "' -o '" + d.str("dir") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(d.str("dir/sky/r_0.png")), read_file(d.str("two/sky/r_0.png")));
+  // A uniform sky of radiance 0.4 lights open ground (AO ~ 1) like an ambient of 0.4.
+  Image8 img = read_image(d.str("dir/sky/r_0.png"));
+  auto [ox, oy] = pixel_of(top_camera(), {0.8, 0.8, 0});
+  EXPECT_GT(img.row(oy)[ox * 4], 100);
+  // A missing map: one line naming it, exit 2.
+  write_file(d.str("lights/b.json"), R"({"lights":[{"type":"environment","file":"maps/none.pfm"}]})");
+  r = run_glint(base + "--lights '" + d.str("lights") + "' -o '" + d.str("bad") + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("maps/none.pfm"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
 }

@@ -49,7 +49,7 @@ void add_demo(CLI::App& app) {
     RelightArgs r;
     r.model = a.out + "/scene.ply";
     r.cameras = a.dataset;
-    r.lights = lights;
+    r.lights = {lights};
     r.out = a.out + "/relit";
     r.force = a.force;
     r.backend = a.backend;

@@ -50,8 +50,11 @@ void add_relight(CLI::App& app) {
   auto* sub = app.add_subcommand("relight", "Render a splat scene under new lights, with shadows");
   sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
   sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json or cameras.json")->required();
-  sub->add_option("--lights", a->lights, "Light file (docs/LIGHTING.md; the relight dataset's lights.json works)")
-      ->required();
+  sub->add_option("--lights", a->lights,
+                  "Light files or folders of them (docs/LIGHTING.md; the relight dataset's relit/ folder or its "
+                  "lights.json / lights_extra.json work)")
+      ->required()
+      ->expected(1, -1);
   sub->add_option("-o,--output", a->out, "Output folder: <output>/<setup>/r_<i>.png")->required();
   sub->add_option("--split", a->split, "Dataset split whose cameras to render")->check(CLI::IsMember({"train", "test", "all"}));
   std::map<std::string, ShadowMode> shadow_modes{
@@ -75,6 +78,15 @@ void add_relight(CLI::App& app) {
   sub->add_option("--normal-offset", a->opt.shadow_map.normal_offset,
                   "Move lookups this many texels along the surface normal")->check(CLI::NonNegativeNumber);
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
+  sub->add_option("--planes", a->opt.transmittance.planes,
+                  "Transmittance maps: depth planes per face (quantiles of the splats it sees)")
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--env-suns", a->opt.environment.max_suns,
+                  "Environment lights: brightest clusters shaded as suns with their own shadow maps")
+      ->check(CLI::Range(0, 64));
+  sub->add_option("--env-cluster-deg", a->opt.environment.cluster_radius_deg,
+                  "Environment lights: angular radius of a sun cluster in degrees")
+      ->check(CLI::Range(0.1, 90.0));
   sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
@@ -88,7 +100,7 @@ void run_relight(const RelightArgs& args) {
     auto backend = open_backend(a->backend);
     GaussianModel model = load_model(a->model);
     CameraSource src = load_cameras(a->cameras, a->split, a->flags);
-    std::vector<LightSetup> setups = read_lights_json(a->lights);
+    std::vector<LightSetup> setups = read_lights_files(a->lights);
     std::vector<std::string> names;
     for (const auto& s : setups)
       for (std::size_t i : src.split_index) names.push_back(output_stem(s.name) + "/r_" + std::to_string(i) + ".png");
@@ -118,10 +130,14 @@ void run_relight(const RelightArgs& args) {
                           encode_png(Relighter::encode(lin, views[v].alpha)));
       }
       const double shade_s = std::chrono::duration<double>(clock::now() - t2).count();
-      const double lights = std::max<std::size_t>(1, s.lights.size());
-      std::printf("%-10s %zu light(s): visibility maps %.2f s, %zu views shaded in %.2f s (%.1f ms per light per frame)\n",
-                  s.name.c_str(), s.lights.size(), maps_s, views.size(), shade_s,
-                  1000.0 * (maps_s + shade_s) / (lights * static_cast<double>(views.size())));
+      // Counted as shaded: an environment light is its suns (plus a residual).
+      const std::size_t nl = relighter.shaded_setup().lights.size();
+      const double lights = std::max<std::size_t>(1, nl);
+      const double nv = static_cast<double>(views.size());
+      std::printf("%-10s %zu light(s): visibility maps %.2f s, %zu views shaded in %.2f s (%.1f ms per light per frame, "
+                  "%.1f ms per frame)\n",
+                  s.name.c_str(), nl, maps_s, views.size(), shade_s, 1000.0 * (maps_s + shade_s) / (lights * nv),
+                  1000.0 * (maps_s + shade_s) / nv);
     }
     std::printf("view geometry%s: %.2f s for %zu views; wrote %s/<setup>/r_<i>.png\n",
                 a->opt.delight ? " and ambient occlusion" : "", prep_s, views.size(), a->out.c_str());

@@ -1,6 +1,7 @@
 #pragma once
 // `glint relight` as a function, shared with `glint demo`.
 #include <string>
+#include <vector>
 
 #include "glint/cli/dataset_options.h"
 #include "glint/light/relighter.h"
@@ -8,7 +9,8 @@
 namespace glint::cli {
 
 struct RelightArgs {
-  std::string model, cameras, lights, out, split = "test", score;
+  std::string model, cameras, out, split = "test", score;
+  std::vector<std::string> lights;  // light files or folders of them (read_lights_files)
   DatasetFlags flags;
   RelightOptions opt;
   bool force = false;

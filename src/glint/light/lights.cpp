@@ -1,9 +1,11 @@
 #include "glint/light/lights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <utility>
 
 #include "glint/core/error.h"
 #include "glint/io/file_bytes.h"
@@ -15,6 +17,7 @@ const char* light_type_name(LightType t) {
     case LightType::Point: return "point";
     case LightType::Spot: return "spot";
     case LightType::Sun: return "sun";
+    case LightType::Environment: return "environment";
   }
   return "?";
 }
@@ -53,6 +56,14 @@ Light Light::sun(Vec3d direction_to_light, double strength_W_per_m2, Vec3d color
   return l;
 }
 
+Light Light::environment_light(EnvironmentMap map, Vec3d color) {
+  Light l;
+  l.type = LightType::Environment;
+  l.color = color;
+  l.environment = std::make_shared<const EnvironmentMap>(std::move(map));
+  return l;
+}
+
 Vec3d direction_to_light(const Light& light, Vec3d x) {
   if (light.type == LightType::Sun) return light.direction;
   return normalize(light.position - x);
@@ -71,12 +82,13 @@ double spot_falloff(const Light& light, Vec3d x) {
   const double cos_inner = cos_outer + light.blend * (1 - cos_outer);
   const double c = dot(light.direction, normalize(x - light.position));
   if (c <= cos_outer) return 0;
-  if (c >= cos_inner) return 1;
+  if (c >= cos_inner) return c;
   const double t = (c - cos_outer) / (cos_inner - cos_outer);
-  return t * t * (3 - 2 * t);
+  return c * t * t * (3 - 2 * t);
 }
 
 double irradiance(const Light& light, Vec3d x, Vec3d n) {
+  if (light.type == LightType::Environment) return 0;
   if (light.type == LightType::Sun) return light.strength * std::max(0.0, dot(n, light.direction));
   const Vec3d d = light.position - x;
   const double d2 = dot(d, d);
@@ -160,7 +172,7 @@ double get_intensity(const Json& j, const Ctx& ctx) {
 Light parse_light(const Json& j, const Ctx& ctx) {
   if (!j.is_object()) ctx.fail("must be an object");
   auto t = j.find("type");
-  if (t == j.end() || !t->is_string()) ctx.fail("missing 'type' (point, spot or sun)");
+  if (t == j.end() || !t->is_string()) ctx.fail("missing 'type' (point, spot, sun or environment)");
   const std::string type = t->get<std::string>();
   Light l;
   l.color = get_color(j, ctx);
@@ -171,12 +183,31 @@ Light parse_light(const Json& j, const Ctx& ctx) {
   } else if (type == "spot") {
     l.type = LightType::Spot;
     l.position = get_vec3(j, "position", ctx);
-    l.direction = get_direction(j, "direction", ctx);
+    // The relight dataset's lights_extra.json names Blender's fields (axis, spot_size_deg,
+    // spot_blend); either spelling is read, and both must agree when given.
+    const bool has_dir = j.contains("direction"), has_axis = j.contains("axis");
+    if (!has_dir && !has_axis) ctx.fail("missing 'direction' (or 'axis')");
+    l.direction = get_direction(j, has_dir ? "direction" : "axis", ctx);
+    if (has_dir && has_axis && dot(l.direction, get_direction(j, "axis", ctx)) < 0.9999)
+      ctx.fail("'direction' and 'axis' disagree");
     l.intensity = get_intensity(j, ctx);
-    double deg = get_number(j, "cone_angle_deg", ctx);
+    const bool has_cone = j.contains("cone_angle_deg"), has_size = j.contains("spot_size_deg");
+    if (!has_cone && !has_size) ctx.fail("missing 'cone_angle_deg' (or 'spot_size_deg')");
+    double deg = get_number(j, has_cone ? "cone_angle_deg" : "spot_size_deg", ctx);
+    if (has_cone && has_size && std::abs(deg - get_number(j, "spot_size_deg", ctx)) > 1e-6)
+      ctx.fail("'cone_angle_deg' and 'spot_size_deg' disagree");
     if (!(deg > 0 && deg <= 180)) ctx.fail("'cone_angle_deg' must be in (0, 180]");
     l.cone_angle = deg * std::numbers::pi / 180;
-    l.blend = j.contains("blend") ? get_number(j, "blend", ctx) : 0.0;
+    // spot_size_rad is the unrounded angle when the file has it (spot_size_deg is rounded).
+    if (j.contains("spot_size_rad")) {
+      const double rad = get_number(j, "spot_size_rad", ctx);
+      if (std::abs(rad - l.cone_angle) > 1e-3) ctx.fail("'spot_size_rad' disagrees with the cone angle in degrees");
+      l.cone_angle = rad;
+    }
+    const bool has_blend = j.contains("blend"), has_sb = j.contains("spot_blend");
+    l.blend = has_blend ? get_number(j, "blend", ctx) : has_sb ? get_number(j, "spot_blend", ctx) : 0.0;
+    if (has_blend && has_sb && std::abs(l.blend - get_number(j, "spot_blend", ctx)) > 1e-9)
+      ctx.fail("'blend' and 'spot_blend' disagree");
     if (l.blend < 0 || l.blend > 1) ctx.fail("'blend' must be in [0, 1]");
   } else if (type == "sun") {
     l.type = LightType::Sun;
@@ -186,8 +217,19 @@ Light parse_light(const Json& j, const Ctx& ctx) {
     if (has_to && has_of && dot(l.direction, get_direction(j, "direction_of_travel", ctx)) > -0.9999)
       ctx.fail("'direction_of_travel' is not the opposite of 'direction_to_light'");
     l.strength = get_nonneg(j, "strength_W_per_m2", ctx);
+  } else if (type == "environment") {
+    auto f = j.find("file");
+    if (f == j.end() || !f->is_string() || f->get<std::string>().empty()) ctx.fail("missing 'file' (the environment map)");
+    if (auto it = j.find("interpolation"); it != j.end() && (!it->is_string() || it->get<std::string>() != "closest"))
+      ctx.fail("only 'interpolation': 'closest' is supported");
+    const double strength = j.contains("strength") ? get_nonneg(j, "strength", ctx) : 1.0;
+    const double rot = j.contains("rotation_z_deg") ? get_number(j, "rotation_z_deg", ctx) : 0.0;
+    std::filesystem::path file(f->get<std::string>());
+    if (file.is_relative()) file = std::filesystem::path(ctx.file).parent_path() / file;
+    const Vec3d color = l.color;
+    l = Light::environment_light(read_environment_map(file.string(), strength, rot), color);
   } else {
-    ctx.fail("unknown light type '" + type + "' (point, spot or sun)");
+    ctx.fail("unknown light type '" + type + "' (point, spot, sun or environment)");
   }
   return l;
 }
@@ -200,12 +242,19 @@ LightSetup parse_setup(const Json& j, const std::string& name, const std::string
   if (auto a = j.find("ambient"); a != j.end()) {
     Ctx actx{file, ctx.where + " ambient"};
     if (!a->is_object()) actx.fail("must be an object");
+    bool none = false;
     if (auto t = a->find("type"); t != a->end()) {
-      if (!t->is_string() || (t->get<std::string>() != "uniform_world" && t->get<std::string>() != "uniform"))
-        actx.fail("unknown ambient type (uniform_world)");
+      const std::string at = t->is_string() ? t->get<std::string>() : "";
+      none = at == "none";
+      if (!none && at != "uniform_world" && at != "uniform") actx.fail("unknown ambient type (uniform_world or none)");
     }
-    s.ambient_strength = get_nonneg(*a, "strength", actx);
-    s.ambient_color = get_color(*a, actx);
+    if (none) {
+      // The dataset's env setup writes "none" with strength 0 and colour 0.
+      if (a->contains("strength") && get_nonneg(*a, "strength", actx) != 0) actx.fail("type 'none' needs strength 0");
+    } else {
+      s.ambient_strength = get_nonneg(*a, "strength", actx);
+      s.ambient_color = get_color(*a, actx);
+    }
   }
   auto ls = j.find("lights");
   if (ls != j.end()) {
@@ -217,12 +266,45 @@ LightSetup parse_setup(const Json& j, const std::string& name, const std::string
   return s;
 }
 
+
+
+// Python's json module writes NaN / Infinity / -Infinity, which JSON does not allow (the
+// dataset's lights_extra.json has them in its verification tables). Outside strings they
+// become null: a light key that needs a number then fails as "must be a number".
+std::string python_json_literals_to_null(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const char* lit : {"-Infinity", "Infinity", "NaN"}) {
+      const std::size_t n = std::char_traits<char>::length(lit);
+      if (text.compare(i, n, lit) == 0) {
+        out += "null";
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<LightSetup> parse_lights_json(const std::string& text, const std::string& name) {
   Json root;
   try {
-    root = Json::parse(text);
+    root = Json::parse(python_json_literals_to_null(text));
   } catch (const nlohmann::json::exception& e) {
     throw Error(name, std::string("invalid JSON: ") + e.what());
   }
@@ -241,6 +323,35 @@ std::vector<LightSetup> parse_lights_json(const std::string& text, const std::st
 
 std::vector<LightSetup> read_lights_json(const std::string& path) {
   return parse_lights_json(read_file_bytes(path), path);
+}
+
+std::vector<LightSetup> read_lights_files(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      files.push_back(p);  // a missing file is reported by the reader
+      continue;
+    }
+    std::vector<std::string> in_dir;
+    for (const auto& e : fs::directory_iterator(p, ec))
+      if (e.is_regular_file() && e.path().extension() == ".json") in_dir.push_back(e.path().string());
+    if (ec) throw Error(p, "cannot list the folder: " + ec.message());
+    if (in_dir.empty()) throw Error(p, "folder holds no .json light file");
+    std::sort(in_dir.begin(), in_dir.end());
+    files.insert(files.end(), in_dir.begin(), in_dir.end());
+  }
+  std::vector<LightSetup> out;
+  std::vector<std::string> from;
+  for (const std::string& f : files)
+    for (LightSetup& s : read_lights_json(f)) {
+      for (std::size_t i = 0; i < out.size(); ++i)
+        if (out[i].name == s.name) throw Error(f, "setup '" + s.name + "' is also defined in " + from[i]);
+      out.push_back(std::move(s));
+      from.push_back(f);
+    }
+  return out;
 }
 
 }  // namespace glint

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "glint/io/image_ops.h"
 #include "glint/light/color.h"
 #include "glint/light/geometry.h"
 #include "glint/light/shade.h"
@@ -69,7 +70,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   }
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
   if (options_.normal_filter.sigma_spatial_px > 0) g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
-  if (ao_maps_) {
+  if (options_.delight && ao_maps_) {
     g.ao = ambient_occlusion_image(*ao_maps_, g.position, g.normal);
     g.albedo = delight(g.capture_linear, g.ao);
   } else {
@@ -80,9 +81,19 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
 }
 
 void Relighter::set_setup(const LightSetup& setup) {
-  setup_ = setup;
   shadow_maps_.clear();
   transmittance_maps_.clear();
+  env_residuals_.clear();
+  const bool has_env = std::any_of(setup.lights.begin(), setup.lights.end(),
+                                   [](const Light& l) { return l.type == LightType::Environment; });
+  if (has_env && !ao_maps_ && options_.shadows != ShadowMode::kNone)
+    ao_maps_ = std::make_unique<AoMaps>(render_ao_maps(backend_, model_, bounds_, options_.ao));
+  const std::vector<Vec3d> dirs = ao_maps_ ? [&] {
+    std::vector<Vec3d> d;
+    for (const Light& l : ao_maps_->directions) d.push_back(l.direction);
+    return d;
+  }() : fibonacci_directions(options_.ao.directions, options_.ao.hemisphere_only, options_.ao.up);
+  setup_ = has_env ? expand_environment_lights(setup, dirs, options_.environment, env_residuals_) : setup;
   for (const Light& l : setup_.lights) {
     if (options_.shadows == ShadowMode::kPcf)
       shadow_maps_.push_back(render_shadow_map(backend_, model_, l, bounds_, options_.shadow_map));
@@ -105,22 +116,28 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
   in.position = &g.position;
   for (const ImageF& v : vis) in.visibility.push_back(&v);
   in.ambient_albedo = &g.capture_linear;
+  // Without shadows every light is visible, the environment's residual included.
+  const AoMaps* res_vis = options_.shadows == ShadowMode::kNone ? nullptr : ao_maps_.get();
+  ImageF env_E;
+  for (const EnvLighting& e : env_residuals_) {
+    ImageF E = env_residual_irradiance_image(e, res_vis, g.position, g.normal);
+    if (env_E.data.empty()) env_E = std::move(E);
+    else
+      for (std::size_t i = 0; i < E.data.size(); ++i) env_E.data[i] += E.data[i];
+  }
+  if (!env_E.data.empty()) in.irradiance = &env_E;
   return shade(setup_, in);
 }
 
 Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {
-  Image8 out;
-  out.width = linear.width;
-  out.height = linear.height;
-  out.channels = 4;
+  // Linear RGB + coverage as one RGBA image; the sRGB curve leaves the alpha channel alone.
+  ImageF rgba(linear.width, linear.height, 4);
   const std::size_t np = static_cast<std::size_t>(linear.width) * linear.height;
-  out.data.resize(np * 4);
   for (std::size_t p = 0; p < np; ++p) {
-    for (int c = 0; c < 3; ++c)
-      out.data[p * 4 + c] = static_cast<std::uint8_t>(std::lround(255.f * linear_to_srgb(linear.data[p * 3 + c])));
-    out.data[p * 4 + 3] = static_cast<std::uint8_t>(std::lround(255.f * std::clamp(alpha.data[p], 0.f, 1.f)));
+    for (int c = 0; c < 3; ++c) rgba.data[p * 4 + c] = linear.data[p * 3 + c];
+    rgba.data[p * 4 + 3] = alpha.data[p];
   }
-  return out;
+  return to_image8(linear_to_srgb(rgba));
 }
 
 }  // namespace glint

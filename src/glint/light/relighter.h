@@ -11,6 +11,7 @@
 #include "glint/core/camera.h"
 #include "glint/light/ambient_occlusion.h"
 #include "glint/light/depth_filter.h"
+#include "glint/light/environment_light.h"
 #include "glint/light/lights.h"
 #include "glint/light/normal_filter.h"
 #include "glint/light/shadow_map.h"
@@ -31,6 +32,7 @@ struct RelightOptions {
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
   AoParams ao;
+  EnvLightParams environment;       // how environment lights are split into suns + residual
   float alpha_threshold = 0.5f;     // pixels below carry no surface for geometry
 };
 
@@ -52,7 +54,11 @@ class Relighter {
   ViewGeometry prepare(const Camera& camera) const;
 
   // Renders the visibility maps of every light of `setup` (kept until the next call).
+  // Environment lights are expanded into suns (each with its own map) and a residual whose
+  // visibility comes from the ambient-occlusion maps (rendered here when de-lighting is off).
   void set_setup(const LightSetup& setup);
+  // The setup as shaded: environment lights replaced by their suns.
+  const LightSetup& shaded_setup() const { return setup_; }
 
   // Linear radiance of a prepared view under the current setup.
   ImageF relight(const ViewGeometry& view) const;
@@ -67,6 +73,7 @@ class Relighter {
   SceneBounds bounds_;
   std::unique_ptr<AoMaps> ao_maps_;
   LightSetup setup_;
+  std::vector<EnvLighting> env_residuals_;
   std::vector<ShadowMap> shadow_maps_;
   std::vector<TransmittanceMap> transmittance_maps_;
 };

@@ -30,6 +30,10 @@ ImageF shade(const LightSetup& setup, const ShadeInputs& in) {
     throw Error("shade: " + std::to_string(in.visibility.size()) + " visibility images for " +
                 std::to_string(setup.lights.size()) + " lights");
   for (const ImageF* v : in.visibility) check(v, w, h, 1, "visibility");
+  check(in.irradiance, w, h, 3, "irradiance");
+  for (const Light& l : setup.lights)
+    if (l.type == LightType::Environment)
+      throw Error("shade: setup '" + setup.name + "' has an environment light; expand it first (environment_light.h)");
 
   ImageF out(w, h, 3);
   const Vec3d amb = setup.ambient();
@@ -49,6 +53,10 @@ ImageF shade(const LightSetup& setup, const ShadeInputs& in) {
         const Light& light = setup.lights[l];
         direct = direct + (irradiance(light, x, nn) * v / std::numbers::pi) * light.color;
       }
+    }
+    if (in.irradiance) {
+      const Vec3f e = load3(in.irradiance->data.data(), i);
+      direct = direct + (1 / std::numbers::pi) * Vec3d{e.x, e.y, e.z};
     }
     Vec3d amb_src;
     if (in.ambient_albedo) {

@@ -23,10 +23,14 @@ struct ShadeInputs {
   // scene lit by a white world of strength 1 is exactly albedo*AO, so passing it keeps
   // the occlusion the capture already contains without estimating AO.
   const ImageF* ambient_albedo = nullptr;
+  // [H,W,3] further irradiance [W/m^2] per channel, visibility included (an environment
+  // map's residual, environment_light.h), reflected as albedo_c * E_c / pi.
+  const ImageF* irradiance = nullptr;
 };
 
 // [H,W,3] linear radiance. Throws glint::Error when the images disagree in size or
-// channel count, or the visibility list does not match the setup's lights.
+// channel count, the visibility list does not match the setup's lights, or the setup still
+// holds an environment light (expand_environment_lights() first).
 ImageF shade(const LightSetup& setup, const ShadeInputs& in);
 
 }  // namespace glint

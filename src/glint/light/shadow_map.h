@@ -11,6 +11,7 @@
 #include "glint/backend/backend.h"
 #include "glint/core/gaussians.h"
 #include "glint/core/image.h"
+#include "glint/light/light_map.h"
 #include "glint/light/light_views.h"
 #include "glint/light/lights.h"
 
@@ -18,13 +19,7 @@ namespace glint {
 
 enum class ShadowDepth { Median, Expected };
 
-struct ShadowMapParams {
-  int resolution = 512;          // texels per face side
-  int pcf_kernel = 3;            // odd PCF window side in texels (1 = a single tap)
-  double constant_bias = 1.0;    // in texels (world size of a texel at the point)
-  double slope_bias = 2.0;       // texels times tan(angle between normal and light), tan capped at 10
-  double normal_offset = 1.5;    // texels along the normal before projecting
-  double sun_distance_factor = 1000;  // emulated orthographic: camera distance in scene radii
+struct ShadowMapParams : LightMapParams {
   ShadowDepth depth = ShadowDepth::Median;
 };
 
@@ -45,14 +40,5 @@ double shadow_visibility(const ShadowMap& map, const Light& light, Vec3d x, Vec3
 // where the normal is zero (no surface).
 ImageF shadow_visibility_image(const ShadowMap& map, const Light& light, const ImageF& positions,
                                const ImageF& normals);
-
-// The biased lookup point and depth tolerance, shared with the transmittance maps.
-struct ShadowLookup {
-  int face = -1;
-  double u = 0, v = 0;  // pixel coordinates in the face (centres at +0.5)
-  double z = 0;         // the point's z-depth in the face, bias already subtracted
-};
-ShadowLookup shadow_lookup(const LightViews& views, const Light& light, Vec3d x, Vec3d n, double constant_bias,
-                           double slope_bias, double normal_offset);
 
 }  // namespace glint

@@ -29,21 +29,26 @@ GaussianModel subset_model(const GaussianModel& m, const std::vector<std::size_t
 TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel& model, const Light& light,
                                           const SceneBounds& bounds, const TransmittanceParams& p) {
   if (p.planes < 1) throw Error("transmittance map: planes must be >= 1");
-  if (p.pcf_kernel < 1 || p.pcf_kernel % 2 == 0) throw Error("transmittance map: PCF kernel must be odd and >= 1");
   TransmittanceMap tm;
   tm.params = p;
-  const int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
-  tm.views = make_light_views(light, bounds, p.resolution, guard, p.sun_distance_factor);
+  tm.views = make_light_map_views(light, bounds, p, "transmittance map");
   RenderSettings s;
   s.for_backward = false;  // rendered, never differentiated
   s.want_alpha = true;
-  const std::size_t n = model.size();
-  std::vector<double> z(n);
+  const std::size_t nall = model.size();
+  std::vector<double> z(nall);
   for (const Camera& cam : tm.views.faces) {
-    for (std::size_t i = 0; i < n; ++i)
-      z[i] = cam.world_to_camera(Vec3d{model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]}).z;
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
+    // Planes are placed by the splats whose centre this face sees: a cube face would
+    // otherwise spend its planes on the splats of the other five faces.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < nall; ++i) {
+      const Vec3d pc = cam.world_to_camera(Vec3d{model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]});
+      z[i] = pc.z;
+      if (!(pc.z > 0)) continue;
+      const Vec2d uv = cam.project(pc);
+      if (uv.x >= 0 && uv.y >= 0 && uv.x <= cam.width && uv.y <= cam.height) order.push_back(i);
+    }
+    const std::size_t n = order.size();
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return z[a] < z[b]; });
     // Planes at quantiles of the splat order. A quantile inside a group of splats at one
     // depth (a sheet facing the light) brackets the group with a plane before and after
@@ -63,8 +68,11 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
     for (std::size_t count : counts) {
       const double zk = count < n ? 0.5 * (z[order[count - 1]] + z[order[count]])
                                   : z[order[n - 1]] + 1e-3 * bounds.radius + 1e-6;
-      std::vector<std::size_t> keep(order.begin(), order.begin() + static_cast<long>(count));
-      std::sort(keep.begin(), keep.end());
+      // Every splat in front of the plane, seen by the face or not (footprints cross the
+      // border): the exact prefix of the rasterizer's depth order.
+      std::vector<std::size_t> keep;
+      for (std::size_t i = 0; i < nall; ++i)
+        if (z[i] < zk) keep.push_back(i);
       RenderOutput out = backend.forward(subset_model(model, keep), cam, s);
       ImageF T = std::move(out.alpha);
       for (float& a : T.data) a = 1.f - a;
@@ -78,20 +86,14 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
 
 double transmittance_visibility(const TransmittanceMap& m, const Light& light, Vec3d x, Vec3d n) {
   const TransmittanceParams& p = m.params;
-  const ShadowLookup L = shadow_lookup(m.views, light, x, n, p.constant_bias, p.slope_bias, p.normal_offset);
+  const ShadowLookup L = shadow_lookup(m.views, light, x, n, p);
   if (L.face < 0) return 1;
   const auto& f = m.faces[L.face];
   // Last plane in front of the point; none: nothing in front, fully lit.
   const auto it = std::upper_bound(f.plane_z.begin(), f.plane_z.end(), static_cast<float>(L.z));
   if (it == f.plane_z.begin()) return 1;
   const ImageF& T = f.T[static_cast<std::size_t>(it - f.plane_z.begin()) - 1];
-  const int r = p.pcf_kernel / 2;
-  const int cx = static_cast<int>(std::floor(L.u)), cy = static_cast<int>(std::floor(L.v));
-  double sum = 0;
-  for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx)
-      sum += T.at(std::clamp(cx + dx, 0, T.width - 1), std::clamp(cy + dy, 0, T.height - 1), 0);
-  return sum / ((2 * r + 1) * (2 * r + 1));
+  return pcf_mean(T.width, T.height, L.u, L.v, p.pcf_kernel, [&](int tx, int ty) { return double(T.at(tx, ty, 0)); });
 }
 
 ImageF transmittance_visibility_image(const TransmittanceMap& m, const Light& light, const ImageF& pos,

@@ -6,7 +6,7 @@
 // transmittance of all splats whose centre lies in front of it, T_k = 1 - alpha of that
 // prefix. The rasterizer blends splats in centre-depth order, so rendering the prefix
 // subset gives the exact transmittance at the plane, per pixel, with the unchanged
-// backend (K renders per face). Planes sit at quantiles of the face's splat depths, so
+// backend (K renders per face). Planes sit at quantiles of the depths of the splats the face sees, so
 // they are dense where the splats are.
 // Lookup: T of the last plane in front of the (biased) point. Interpolating between
 // planes would count part of the receiver's own splats (self-shadowing); the price of the
@@ -17,17 +17,19 @@
 #include "glint/backend/backend.h"
 #include "glint/core/gaussians.h"
 #include "glint/core/image.h"
+#include "glint/light/light_map.h"
 #include "glint/light/light_views.h"
 #include "glint/light/lights.h"
 
 namespace glint {
 
-struct TransmittanceParams {
-  int resolution = 256;
+// Smaller faces and a single tap by default: up to 2 * planes renders per face.
+struct TransmittanceParams : LightMapParams {
   int planes = 12;  // quantiles per face; renders per face: up to 2x this (see above)
-  int pcf_kernel = 1;
-  double constant_bias = 1.0, slope_bias = 2.0, normal_offset = 1.5;  // texels, as in ShadowMapParams
-  double sun_distance_factor = 1000;
+  TransmittanceParams() {
+    resolution = 256;
+    pcf_kernel = 1;
+  }
 };
 
 struct TransmittanceMap {

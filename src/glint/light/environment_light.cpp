@@ -1,0 +1,251 @@
+#include "glint/light/environment_light.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "glint/core/error.h"
+#include "glint/light/shadow_map.h"
+#include "glint/light/surface_map.h"
+
+namespace glint {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+double luminance(Vec3d c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
+
+Vec3d lat_long(double phi, double e) { return {std::cos(e) * std::cos(phi), std::cos(e) * std::sin(phi), std::sin(e)}; }
+
+// integral of w dw over the map-frame rectangle phi in [p0,p1], elevation in [e0,e1].
+Vec3d rect_moment(double p0, double p1, double e0, double e1) {
+  const double cc = 0.5 * (e1 - e0) + 0.25 * (std::sin(2 * e1) - std::sin(2 * e0));
+  const double sc = 0.5 * (std::sin(e1) * std::sin(e1) - std::sin(e0) * std::sin(e0));
+  return {cc * (std::sin(p1) - std::sin(p0)), cc * (std::cos(p0) - std::cos(p1)), sc * (p1 - p0)};
+}
+
+Vec3d rotate_z(Vec3d v, double a) {
+  const double c = std::cos(a), s = std::sin(a);
+  return {c * v.x - s * v.y, s * v.x + c * v.y, v.z};
+}
+
+// Per texel, world frame: first moment, its unit direction, solid angle, and the sine of an
+// angular radius bounding the texel around that direction (for the horizon test).
+struct TexelGeometry {
+  int W = 0, H = 0;
+  double rot = 0;
+  std::vector<Vec3d> moment, centre;
+  std::vector<double> solid_angle, sin_radius;
+  // Per row, the moments of the kSub x kSub sub-cells of its column-0 texel in the map frame;
+  // column c is the same rectangle turned by -c 2pi/W about +Z.
+  static constexpr int kSub = 4;
+  std::vector<Vec3d> sub_moment;
+
+  explicit TexelGeometry(const EnvironmentMap& env) : W(env.width()), H(env.height()), rot(env.rotation_z) {
+    const std::size_t n = static_cast<std::size_t>(W) * H;
+    moment.resize(n);
+    centre.resize(n);
+    solid_angle.resize(n);
+    sin_radius.resize(n);
+    for (int r = 0; r < H; ++r) {
+      double p0, p1, e0, e1;
+      bounds(r, 0, p0, p1, e0, e1);
+      // Angular radius is the same for every texel of a row; measured on column 0.
+      const Vec3d m0 = rect_moment(p0, p1, e0, e1), c0 = normalize(m0);
+      double cos_min = 1;
+      for (double pp : {p0, 0.5 * (p0 + p1), p1})
+        for (double ee : {e0, 0.5 * (e0 + e1), e1}) cos_min = std::min(cos_min, dot(c0, lat_long(pp, ee)));
+      // 10% margin: the corners and edge midpoints bound the rectangle closely, not exactly.
+      const double radius = std::min(0.5 * kPi, 1.1 * std::acos(std::clamp(cos_min, -1.0, 1.0)));
+      const double sa = env_texel_solid_angle(W, H, r);
+      for (int a = 0; a < kSub; ++a)
+        for (int b = 0; b < kSub; ++b)
+          sub_moment.push_back(rect_moment(p0 + (p1 - p0) * a / kSub, p0 + (p1 - p0) * (a + 1) / kSub,
+                                           e0 + (e1 - e0) * b / kSub, e0 + (e1 - e0) * (b + 1) / kSub));
+      for (int c = 0; c < W; ++c) {
+        bounds(r, c, p0, p1, e0, e1);
+        const std::size_t i = static_cast<std::size_t>(r) * W + c;
+        moment[i] = rotate_z(rect_moment(p0, p1, e0, e1), rot);
+        centre[i] = normalize(moment[i]);
+        solid_angle[i] = sa;
+        sin_radius[i] = std::sin(radius);
+      }
+    }
+  }
+  void bounds(int r, int c, double& p0, double& p1, double& e0, double& e1) const {
+    p0 = (0.5 - (c + 1.0) / W) * 2 * kPi;
+    p1 = (0.5 - static_cast<double>(c) / W) * 2 * kPi;
+    e0 = (0.5 - (r + 1.0) / H) * kPi;
+    e1 = (0.5 - static_cast<double>(r) / H) * kPi;
+  }
+  // integral over texel i of max(0, n.w) dw.
+  double clamped_cosine(std::size_t i, Vec3d n) const {
+    const double nc = dot(n, centre[i]);
+    if (nc >= sin_radius[i]) return dot(n, moment[i]);
+    if (nc <= -sin_radius[i]) return 0;
+    const int r = static_cast<int>(i / W), c = static_cast<int>(i % W);
+    // n in the frame where this texel is row r's column-0 rectangle.
+    const Vec3d nl = rotate_z(n, -(rot - c * 2 * kPi / W));
+    const Vec3d* m = &sub_moment[static_cast<std::size_t>(r) * kSub * kSub];
+    double sum = 0;
+    for (int k = 0; k < kSub * kSub; ++k) sum += std::max(0.0, dot(nl, m[k]));
+    return sum;
+  }
+};
+
+Vec3d texel(const EnvironmentMap& env, std::size_t i) {
+  const float* p = &env.texels.data[i * 3];
+  return {p[0], p[1], p[2]};
+}
+
+Vec3d irradiance_with(const EnvironmentMap& env, const TexelGeometry& g, Vec3d n, const std::vector<char>* skip) {
+  Vec3d E{0, 0, 0};
+  for (std::size_t i = 0; i < g.moment.size(); ++i) {
+    if (skip && (*skip)[i]) continue;
+    const Vec3d L = texel(env, i);
+    if (L.x == 0 && L.y == 0 && L.z == 0) continue;
+    const double k = g.clamped_cosine(i, n);
+    if (k > 0) E = E + k * L;
+  }
+  return env.strength * E;
+}
+
+}  // namespace
+
+Vec3d IrradianceTable::lookup(Vec3d n) const {
+  if (E.empty()) return {0, 0, 0};
+  double phi = std::atan2(n.y, n.x);
+  if (phi < 0) phi += 2 * kPi;
+  const double fi = phi / (2 * kPi) * width;
+  const double fj = (std::asin(std::clamp(n.z / norm(n), -1.0, 1.0)) + 0.5 * kPi) / kPi * (height - 1);
+  const int i0 = std::min(static_cast<int>(std::floor(fi)), width - 1), i1 = (i0 + 1) % width;
+  const int j0 = std::clamp(static_cast<int>(std::floor(fj)), 0, height - 2), j1 = j0 + 1;
+  const double a = fi - i0, b = fj - j0;
+  auto at = [&](int i, int j) { return E[static_cast<std::size_t>(j) * width + i]; };
+  return (1 - b) * ((1 - a) * at(i0, j0) + a * at(i1, j0)) + b * ((1 - a) * at(i0, j1) + a * at(i1, j1));
+}
+
+Vec3d env_irradiance_exact(const EnvironmentMap& env, Vec3d n, const std::vector<char>* skip) {
+  TexelGeometry g(env);
+  return irradiance_with(env, g, normalize(n), skip);
+}
+
+EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<Vec3d>& dirs, const EnvLightParams& p) {
+  check_environment_map(env, env.file.empty() ? "environment map" : env.file);
+  if (p.max_suns < 0) throw Error("environment light: max_suns must be >= 0");
+  if (p.table_width < 4 || p.table_width % 2) throw Error("environment light: table width must be even and >= 4");
+  const TexelGeometry g(env);
+  const std::size_t n = g.moment.size();
+  std::vector<double> lum(n);
+  double mean = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    lum[i] = luminance(texel(env, i));
+    mean += lum[i] * g.solid_angle[i];
+  }
+  mean /= 4 * kPi;
+
+  EnvLighting out;
+  std::vector<char> removed(n, 0), candidate(n, 0);
+  for (std::size_t i = 0; i < n; ++i) candidate[i] = lum[i] > p.bright_ratio * mean && lum[i] > 0;
+  const double cos_radius = std::cos(p.cluster_radius_deg * kPi / 180);
+  for (int s = 0; s < p.max_suns; ++s) {
+    std::size_t peak = n;
+    for (std::size_t i = 0; i < n; ++i)
+      if (candidate[i] && (peak == n || lum[i] > lum[peak])) peak = i;
+    if (peak == n) break;
+    Vec3d Mr{0, 0, 0}, Mg{0, 0, 0}, Mb{0, 0, 0}, Ml{0, 0, 0};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!candidate[i] || dot(g.centre[i], g.centre[peak]) < cos_radius) continue;
+      const Vec3d L = texel(env, i);
+      Mr = Mr + L.x * g.moment[i];
+      Mg = Mg + L.y * g.moment[i];
+      Mb = Mb + L.z * g.moment[i];
+      Ml = Ml + lum[i] * g.moment[i];
+      candidate[i] = 0;
+      removed[i] = 1;
+    }
+    const Vec3d dir = normalize(Ml);
+    const Vec3d comp = env.strength * Vec3d{dot(Mr, dir), dot(Mg, dir), dot(Mb, dir)};
+    const double strength = std::max({comp.x, comp.y, comp.z});
+    if (!(strength > 0)) continue;
+    out.suns.push_back(Light::sun(dir, strength, (1 / strength) * comp));
+  }
+
+  // Residual weights: mean radiance of the remaining texels nearest to each direction.
+  out.residual_directions = dirs;
+  std::vector<Vec3d> sum(dirs.size(), Vec3d{0, 0, 0});
+  std::vector<double> area(dirs.size(), 0);
+  for (std::size_t i = 0; i < n && !dirs.empty(); ++i) {
+    std::size_t best = 0;
+    double bd = -2;
+    for (std::size_t k = 0; k < dirs.size(); ++k)
+      if (double d = dot(g.centre[i], dirs[k]); d > bd) bd = d, best = k;
+    area[best] += g.solid_angle[i];
+    if (!removed[i]) sum[best] = sum[best] + g.solid_angle[i] * texel(env, i);
+  }
+  for (std::size_t k = 0; k < dirs.size(); ++k)
+    out.residual_weights.push_back(area[k] > 0 ? (env.strength / area[k]) * sum[k] : Vec3d{0, 0, 0});
+
+  IrradianceTable& t = out.residual;
+  t.width = p.table_width;
+  t.height = p.table_width / 2 + 1;
+  t.E.assign(static_cast<std::size_t>(t.width) * t.height, Vec3d{0, 0, 0});
+  const long cells = static_cast<long>(t.E.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (long c = 0; c < cells; ++c) {
+    const int i = static_cast<int>(c % t.width), j = static_cast<int>(c / t.width);
+    const Vec3d nn = lat_long(2 * kPi * i / t.width, -0.5 * kPi + kPi * j / (t.height - 1));
+    t.E[static_cast<std::size_t>(c)] = irradiance_with(env, g, nn, &removed);
+  }
+  return out;
+}
+
+Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x, Vec3d n) {
+  const Vec3d E = env.residual.lookup(n);
+  if (!ao) return E;
+  Vec3d num{0, 0, 0}, den{0, 0, 0};
+  for (std::size_t k = 0; k < ao->maps.size(); ++k) {
+    const double c = dot(n, ao->directions[k].direction);
+    if (c <= 0) continue;
+    const Vec3d w = c * env.residual_weights[k];
+    if (w.x == 0 && w.y == 0 && w.z == 0) continue;
+    const double v = shadow_visibility(ao->maps[k], ao->directions[k], x, n);
+    num = num + v * w;
+    den = den + w;
+  }
+  return {den.x > 0 ? E.x * num.x / den.x : E.x, den.y > 0 ? E.y * num.y / den.y : E.y,
+          den.z > 0 ? E.z * num.z / den.z : E.z};
+}
+
+ImageF env_residual_irradiance_image(const EnvLighting& env, const AoMaps* ao, const ImageF& pos, const ImageF& nrm) {
+  if (ao && ao->maps.size() != env.residual_weights.size())
+    throw Error("environment residual: " + std::to_string(ao->maps.size()) + " AO maps for " +
+                std::to_string(env.residual_weights.size()) + " residual directions");
+  return map_surface_pixels(pos, nrm, "environment residual",
+                            [&](Vec3d x, Vec3d n) { return env_residual_irradiance(env, ao, x, n); });
+}
+
+LightSetup expand_environment_lights(const LightSetup& setup, const std::vector<Vec3d>& dirs, const EnvLightParams& p,
+                                     std::vector<EnvLighting>& residuals) {
+  LightSetup out = setup;
+  out.lights.clear();
+  for (const Light& l : setup.lights) {
+    if (l.type != LightType::Environment) {
+      out.lights.push_back(l);
+      continue;
+    }
+    if (!l.environment) throw Error("environment light without a map");
+    residuals.push_back(decompose_environment(*l.environment, dirs, p));
+    EnvLighting& r = residuals.back();
+    // The light's colour tints the whole map.
+    for (Light sun : r.suns) {
+      sun.color = mul(sun.color, l.color);
+      out.lights.push_back(sun);
+    }
+    for (Vec3d& w : r.residual_weights) w = mul(w, l.color);
+    for (Vec3d& e : r.residual.E) e = mul(e, l.color);
+  }
+  return out;
+}
+
+}  // namespace glint
