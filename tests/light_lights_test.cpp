@@ -89,7 +89,9 @@ TEST(LightLights, SpotFalloffIsTheDatasetsVerifiedFormula) {
       // E = I spot(c) max(0, n.w) / d^2 for a surface facing the lamp.
       EXPECT_NEAR(irradiance(sp, x, -dir), 48.6 * want / 6.25, 1e-10);
     }
-    if (cs[1] > 0) EXPECT_GT(in_band, 10) << "sample angles must cross the soft band";
+    if (cs[1] > 0) {
+      EXPECT_GT(in_band, 10) << "sample angles must cross the soft band";
+    }
   }
 }
 
