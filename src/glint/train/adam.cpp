@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "glint/train/adam_value.h"
+
 namespace glint {
 
 // Below this many values a parallel region costs more than the update. Training opens
@@ -42,21 +44,9 @@ namespace {
 __attribute__((target_clones("avx2", "default")))
 #endif
 unsigned adam_span(float* __restrict p, const float* __restrict gr, float* __restrict m, float* __restrict v, long n,
-                   float b1, float a1, float b2, float a2, float bc2_sqrt, float eps, float step_size) {
+                   const AdamConsts c) {
   unsigned bad = 0;
-  for (long j = 0; j < n; ++j) {
-    const float gj = gr[j];
-    const float mj = b1 * m[j] + a1 * gj;
-    const float vj = b2 * v[j] + a2 * gj * gj;
-    m[j] = mj;
-    v[j] = vj;
-    const float denom = std::sqrt(vj) / bc2_sqrt + eps;
-    const float pj = p[j] - step_size * (mj / denom);
-    p[j] = pj;
-    std::uint32_t u;
-    std::memcpy(&u, &pj, sizeof(u));
-    bad |= static_cast<unsigned>((u & 0x7f800000u) == 0x7f800000u);
-  }
+  for (long j = 0; j < n; ++j) bad |= adam_value(p[j], gr[j], m[j], v[j], c);
   return bad;
 }
 
@@ -71,15 +61,16 @@ struct GroupUpdate {
   float step_size, bc2_sqrt;
 };
 
+AdamConsts adam_consts(const GroupUpdate& u, const AdamOptions& o) {
+  return {o.beta1, 1.f - o.beta1, o.beta2, 1.f - o.beta2, u.bc2_sqrt, o.eps, u.step_size};
+}
+
 // Rows [r0, r1) of a group: one span when every value is updated, else a span per run of
 // visible rows (or per row when only the first `used` columns are).
 unsigned update_rows(const GroupUpdate& u, long r0, long r1, const std::uint8_t* visible, const AdamOptions& o) {
-  const float b1 = o.beta1, b2 = o.beta2, a1 = 1.f - b1, a2 = 1.f - b2;
+  const AdamConsts c = adam_consts(u, o);
   const long w = u.width;
-  const auto span = [&](long r, long n) {
-    return adam_span(u.p + r * w, u.gr + r * w, u.m + r * w, u.v + r * w, n, b1, a1, b2, a2, u.bc2_sqrt, o.eps,
-                     u.step_size);
-  };
+  const auto span = [&](long r, long n) { return adam_span(u.p + r * w, u.gr + r * w, u.m + r * w, u.v + r * w, n, c); };
   if (!visible && u.used == u.width) return span(r0, (r1 - r0) * w);
   unsigned bad = 0;
   for (long r = r0; r < r1;) {
