@@ -10,6 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libomp-dev libnanoflann-dev
+  libcpp-httplib-dev                # glint view's local HTTP server (header-only use)
+  chromium                          # browser tests of the viewer page (tests/browser/)
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
 )
 
