@@ -15,6 +15,10 @@ packages=(
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
 )
 
+# node and npm run the browser tests; a machine that has them from elsewhere keeps them.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

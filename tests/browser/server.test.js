@@ -1,0 +1,98 @@
+// `glint view` as a server, without a browser: bad input never serves, nothing outside the
+// served files is reachable, and Ctrl-C stops it cleanly.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import http from 'node:http';
+import path from 'node:path';
+
+import { repoRoot, runGlint, startView } from './lib/glint.js';
+import { randomSplats, writeSplatPly } from './lib/splat_ply.js';
+
+let dir, model;
+
+before(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'glint-view-server-'));
+  model = path.join(dir, 'scene.ply');
+  writeSplatPly(model, randomSplats({ count: 50, lo: [-1, -1, -1], hi: [1, 1, 1], shDegree: 0, seed: 3 }));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// A raw request: the path goes out byte for byte (no client-side normalisation of '..').
+function rawGet(url, rawPath, { method = 'GET', headers = {}, body } = {}) {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method, path: rawPath, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('latin1') }));
+    });
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+test('a bad or missing model: one line naming the file, exit 2, no server', () => {
+  const truncated = path.join(dir, 'truncated.ply');
+  writeFileSync(truncated, readFileSync(model).subarray(0, 900));
+  const notSplats = path.join(repoRoot, 'data/demo/points3d.ply');  // a point cloud, no f_dc_*
+  const wrongExt = path.join(dir, 'scene.txt');
+  writeFileSync(wrongExt, 'hello');
+  for (const bad of [path.join(dir, 'missing.ply'), truncated, notSplats, wrongExt]) {
+    const r = runGlint(['view', bad, '--port', '0']);
+    assert.equal(r.code, 2, `${bad}: exit ${r.code}, ${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /http:\/\//, `${bad}: it served`);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], /^glint: error: /);
+    assert.ok(lines[0].includes(bad), `${lines[0]} does not name ${bad}`);
+  }
+});
+
+test('bad --lights or --cameras: exit 2 before serving', () => {
+  const lights = path.join(dir, 'lights.json');
+  writeFileSync(lights, '{"lights": [{"type": "lamp"}]}');
+  for (const args of [['--lights', lights], ['--lights', path.join(dir, 'nope.json')], ['--cameras', path.join(dir, 'nope')]]) {
+    const r = runGlint(['view', model, ...args, '--port', '0']);
+    assert.equal(r.code, 2, `${args}: exit ${r.code} ${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /http:\/\//);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+test('only its own files are served: traversal, listings and other methods are refused; Ctrl-C exits 0', async () => {
+  const lights = path.join(repoRoot, 'data/demo/lights.json');
+  const s = await startView([model, '--lights', lights]);
+  try {
+    assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const ok = await rawGet(s.url, '/');
+    assert.equal(ok.status, 200);
+    assert.match(ok.body, /<canvas/);
+    assert.equal((await rawGet(s.url, '/api/model.bin')).status, 200);
+    const l = await rawGet(s.url, '/api/lights.json');
+    assert.equal(l.status, 200);
+    assert.equal(l.body, readFileSync(lights, 'latin1'));  // handed over as given
+    const cmake = readFileSync(path.join(repoRoot, 'CMakeLists.txt'), 'latin1').slice(0, 40);
+    for (const p of ['/../CMakeLists.txt', '/%2e%2e/CMakeLists.txt', '/..%2fCMakeLists.txt', '/%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+                     '/../../../../etc/passwd', '/api/', '/api', '/page/', '//index.html', '/index.html/..',
+                     '/src/glint/view/page/index.html', '/CMakeLists.txt']) {
+      const r = await rawGet(s.url, p);
+      assert.equal(r.status, 404, `${p}: ${r.status}`);
+      assert.ok(!r.body.includes(cmake) && !r.body.includes('root:'), `${p} leaked a file`);
+    }
+    assert.equal((await rawGet(s.url, '/index.html', { method: 'POST', body: 'x' })).status, 405);
+    const big = await rawGet(s.url, '/index.html', { method: 'POST', body: Buffer.alloc(1 << 20) }).catch(() => ({ status: 0 }));
+    assert.ok(big.status === 405 || big.status === 413 || big.status === 0, `1 MB body: ${big.status}`);
+    const longHeader = await rawGet(s.url, '/', { headers: { 'X-Long': 'a'.repeat(20000) } }).catch(() => ({ status: 0 }));
+    assert.notEqual(longHeader.status, 200, 'a 20 KB header was accepted');
+    // a loopback server answers only requests addressed to a loopback name
+    assert.equal((await rawGet(s.url, '/', { headers: { Host: 'attacker.example' } })).status, 403);
+  } finally {
+    const { code, signal } = await s.stop();
+    assert.equal(signal, null);
+    assert.equal(code, 0, s.output());
+    assert.match(s.output(), /glint view: stopped/);
+  }
+});
