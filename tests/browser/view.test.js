@@ -112,3 +112,48 @@ test('unlit parity: at dataset test cameras the page matches glint render (RGB, 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('controls: a drag orbits, the wheel zooms, the camera menu snaps to a dataset camera', async () => {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const box = await page.locator('#canvas').boundingBox();
+  const before = await page.evaluate(() => window.glintTest.camera());
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 20, { steps: 4 });
+  await page.mouse.up();
+  const orbited = await page.evaluate(() => window.glintTest.camera());
+  assert.notDeepEqual(orbited.R, before.R, 'a drag did not turn the camera');
+  assert.equal(await page.locator('#camera').inputValue(), '-1');  // no longer at a dataset camera
+  const centre = (c) => [0, 1, 2].map((k) => -(c.R[k] * c.t[0] + c.R[3 + k] * c.t[1] + c.R[6 + k] * c.t[2]));
+  const dist = (c) => Math.hypot(...centre(c));
+  await page.mouse.wheel(0, 300);
+  await page.waitForFunction((d) => {
+    const c = window.glintTest.camera();
+    return Math.hypot(...[0, 1, 2].map((k) => c.R[k] * c.t[0] + c.R[3 + k] * c.t[1] + c.R[6 + k] * c.t[2])) > d + 1e-6;
+  }, dist(orbited));
+  const stats = await page.evaluate(() => window.glintTest.render());
+  assert.ok(stats.drawn > 0);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  const i = cams.findIndex((c) => c.split === 'test' && c.name.startsWith('r_3'));
+  await page.selectOption('#camera', String(i));
+  const snapped = await page.evaluate(() => window.glintTest.camera());
+  assert.deepEqual(snapped.R, cams[i].R);
+  assert.deepEqual(snapped.t, cams[i].t);
+  assert.equal(snapped.width, cams[i].width);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the same camera gives the same pixels on two page loads', async () => {
+  const images = [];
+  for (let k = 0; k < 2; ++k) {
+    const { page } = await openViewer(browser.context, server.url);
+    await page.evaluate(() => window.glintTest.snapTo(70 % window.glintTest.cameras().length));
+    await page.evaluate(() => window.glintTest.render());
+    images.push((await readTarget(page)).rgba);
+    await page.close();
+  }
+  assert.equal(images[0].length, images[1].length);
+  assert.ok(images[0].some((v, k) => k % 4 === 3 && v > 0.5), 'nothing drawn');
+  assert.ok(Buffer.from(images[0].buffer).equals(Buffer.from(images[1].buffer)), 'pixels differ between loads');
+});

@@ -1,5 +1,6 @@
-// WebGL2 state of the splat pass: the model in a float texture, a float render target the
-// size of the camera's image, the instanced draw and the display pass to the canvas.
+// WebGL2 state of the splat pass: the model in a float texture, the back-to-front order in
+// an integer texture, a float render target the size of the camera's image, one indexed
+// draw of a quad per splat, and the display pass to the canvas.
 import { splatVertexShader, splatFragmentShader, displayVertexShader, displayFragmentShader, MODE_COLOR }
   from './splat_shaders.js';
 import { cameraCenter, jacobianLimits } from './camera.js';
@@ -43,19 +44,22 @@ export class SplatRenderer {
     this.splat = link(gl, splatVertexShader, splatFragmentShader);
     this.display = link(gl, displayVertexShader, displayFragmentShader);
     this.uploadModel(model);
-    this.vao = gl.createVertexArray();
+    this.vao = gl.createVertexArray();  // no attributes; holds the index buffer
     gl.bindVertexArray(this.vao);
-    const corners = gl.createBuffer();
-    gl.bindBuffer(gl.ARRAY_BUFFER, corners);
-    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 1, -1, -1, 1, 1, 1]), gl.STATIC_DRAW);
-    gl.enableVertexAttribArray(0);
-    gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
-    this.orderBuffer = gl.createBuffer();
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.orderBuffer);
-    gl.enableVertexAttribArray(1);
-    gl.vertexAttribIPointer(1, 1, gl.UNSIGNED_INT, 0, 0);
-    gl.vertexAttribDivisor(1, 1);
+    const quads = new Uint32Array(6 * model.count);
+    for (let i = 0; i < model.count; ++i) quads.set([4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 1, 4 * i + 3, 4 * i + 2], 6 * i);
+    const ibo = gl.createBuffer();
+    gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo);
+    gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, quads, gl.STATIC_DRAW);
     gl.bindVertexArray(null);
+    this.orderWidth = 4096;  // kOrderWidth of the vertex shader
+    this.orderTex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.orderTex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    this.orderRows = Math.max(1, Math.ceil(model.count / this.orderWidth));
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32UI, this.orderWidth, this.orderRows);
+    this.orderStaging = new Uint32Array(this.orderWidth * this.orderRows);
     this.drawCount = 0;
     this.fbo = null;
     this.fboSize = [0, 0];
@@ -93,8 +97,11 @@ export class SplatRenderer {
 
   setOrder(order) {
     const gl = this.gl;
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.orderBuffer);
-    gl.bufferData(gl.ARRAY_BUFFER, order, gl.DYNAMIC_DRAW);
+    const rows = Math.max(1, Math.ceil(order.length / this.orderWidth));
+    this.orderStaging.set(order);
+    gl.bindTexture(gl.TEXTURE_2D, this.orderTex);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, this.orderWidth, rows, gl.RED_INTEGER, gl.UNSIGNED_INT,
+                     this.orderStaging.subarray(0, rows * this.orderWidth));
     this.drawCount = order.length;
   }
 
@@ -138,6 +145,9 @@ export class SplatRenderer {
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.tex);
     gl.uniform1i(u.u_splats, 0);
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, this.orderTex);
+    gl.uniform1i(u.u_order, 1);
     gl.uniform1i(u.u_stride, this.stride);
     gl.uniform1i(u.u_texWidth, this.texWidth);
     gl.uniform1i(u.u_shDegree, this.model.shDegree);
@@ -155,7 +165,7 @@ export class SplatRenderer {
     gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.uniform1f(u.u_near, kNearPlane);
     gl.bindVertexArray(this.vao);
-    gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, this.drawCount);
+    gl.drawElements(gl.TRIANGLES, 6 * this.drawCount, gl.UNSIGNED_INT, 0);
     gl.bindVertexArray(null);
     gl.disable(gl.BLEND);
   }
