@@ -140,6 +140,11 @@ class Viewer {
       this.canvas.width = this.cam.width;
       this.canvas.height = this.cam.height;
     }
+    // shown as large as the stage allows, in the image's aspect (a 200x200 dataset view too)
+    const stage = document.getElementById('stage');
+    const k = Math.min(stage.clientWidth / this.cam.width, stage.clientHeight / this.cam.height) || 1;
+    this.canvas.style.width = `${Math.floor(this.cam.width * k)}px`;
+    this.canvas.style.height = `${Math.floor(this.cam.height * k)}px`;
     this.renderer.render(this.cam, this.mode, this.background);
     const near = Math.max(kNearPlane, this.orbit.distance - 2 * this.bounds.radius);
     this.renderer.present(this.mode, [near, this.orbit.distance + 2 * this.bounds.radius]);
