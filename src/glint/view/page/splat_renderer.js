@@ -1,8 +1,9 @@
-// WebGL2 state of the splat pass: the model in a float texture, the back-to-front order in
-// an integer texture, a float render target the size of the camera's image, one indexed
-// draw of a quad per splat, and the display pass to the canvas.
-import { splatVertexShader, splatFragmentShader, displayVertexShader, displayFragmentShader, MODE_COLOR }
-  from './splat_shaders.js';
+// WebGL2 state of the splat passes: the model in a float texture; per camera, a projection
+// pass (one vertex a splat, captured by transform feedback into a texture); the
+// back-to-front order in an integer texture; one indexed draw of a quad a splat into a
+// float render target the size of the camera's image; the display pass to the canvas.
+import { projectVertexShader, projectFragmentShader, quadVertexShader, splatFragmentShader, displayVertexShader,
+         displayFragmentShader, MODE_COLOR } from './splat_shaders.js';
 import { cameraCenter, jacobianLimits } from './camera.js';
 
 const kNearPlane = 0.01;  // RenderSettings' default near plane
@@ -15,10 +16,11 @@ function compile(gl, type, src) {
   return s;
 }
 
-function link(gl, vs, fs) {
+function link(gl, vs, fs, captured = null) {
   const p = gl.createProgram();
   gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, vs));
   gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, fs));
+  if (captured) gl.transformFeedbackVaryings(p, captured, gl.INTERLEAVED_ATTRIBS);
   gl.linkProgram(p);
   if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error('program: ' + gl.getProgramInfoLog(p));
   const u = {};
@@ -41,7 +43,8 @@ export class SplatRenderer {
     if (cbf && fblend) this.target = { internal: gl.RGBA32F, type: gl.FLOAT, name: 'rgba32f' };
     else if (cbf) this.target = { internal: gl.RGBA16F, type: gl.HALF_FLOAT, name: 'rgba16f' };
     else this.target = { internal: gl.RGBA8, type: gl.UNSIGNED_BYTE, name: 'rgba8' };
-    this.splat = link(gl, splatVertexShader, splatFragmentShader);
+    this.project = link(gl, projectVertexShader, projectFragmentShader, ['p_mean_ext', 'p_conic_op', 'p_value_cut']);
+    this.splat = link(gl, quadVertexShader, splatFragmentShader);
     this.display = link(gl, displayVertexShader, displayFragmentShader);
     this.uploadModel(model);
     this.vao = gl.createVertexArray();  // no attributes; holds the index buffer
@@ -60,6 +63,22 @@ export class SplatRenderer {
     this.orderRows = Math.max(1, Math.ceil(model.count / this.orderWidth));
     gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32UI, this.orderWidth, this.orderRows);
     this.orderStaging = new Uint32Array(this.orderWidth * this.orderRows);
+    // What the projection pass writes, three RGBA32F texels a splat: captured into a
+    // buffer, then copied (on the GPU) into a texture the quad pass reads by splat index.
+    this.projWidth = 4096;
+    const projRows = Math.max(1, Math.ceil(3 * model.count / this.projWidth));
+    this.projBuffer = gl.createBuffer();
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.projBuffer);
+    gl.bufferData(gl.ARRAY_BUFFER, this.projWidth * projRows * 16, gl.DYNAMIC_COPY);
+    gl.bindBuffer(gl.ARRAY_BUFFER, null);
+    this.projRows = projRows;
+    this.projTex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.projTex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, this.projWidth, projRows);
+    this.feedback = gl.createTransformFeedback();
+    this.emptyVao = gl.createVertexArray();
     this.drawCount = 0;
     this.fbo = null;
     this.fboSize = [0, 0];
@@ -125,29 +144,15 @@ export class SplatRenderer {
     this.fboSize = [w, h];
   }
 
-  // Draws the current order for `cam` into the float target; `background` fills where no
-  // splat is (alpha stays 0 there, as the renderer's alpha output).
-  render(cam, mode, background) {
+  // Projects every splat for `cam` (culling, 2D conic, cut, the value it blends): one
+  // vertex a splat, nothing rasterized, the outputs captured and copied to projTex.
+  projectSplats(cam, mode) {
     const gl = this.gl;
-    this.ensureTarget(cam.width, cam.height);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, this.fbo);
-    gl.viewport(0, 0, cam.width, cam.height);
-    const bg = mode === MODE_COLOR ? background : [0, 0, 0];
-    gl.clearColor(bg[0], bg[1], bg[2], 0);
-    gl.clear(gl.COLOR_BUFFER_BIT);
-    gl.enable(gl.BLEND);
-    gl.blendEquation(gl.FUNC_ADD);
-    gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);  // premultiplied "over", back to front
-    gl.disable(gl.DEPTH_TEST);
-    gl.disable(gl.CULL_FACE);
-    const { program, u } = this.splat;
+    const { program, u } = this.project;
     gl.useProgram(program);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.tex);
     gl.uniform1i(u.u_splats, 0);
-    gl.activeTexture(gl.TEXTURE1);
-    gl.bindTexture(gl.TEXTURE_2D, this.orderTex);
-    gl.uniform1i(u.u_order, 1);
     gl.uniform1i(u.u_stride, this.stride);
     gl.uniform1i(u.u_texWidth, this.texWidth);
     gl.uniform1i(u.u_shDegree, this.model.shDegree);
@@ -164,6 +169,54 @@ export class SplatRenderer {
     gl.uniform4f(u.u_lim, lim[0], lim[1], lim[2], lim[3]);
     gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.uniform1f(u.u_near, kNearPlane);
+    gl.bindVertexArray(this.emptyVao);
+    gl.enable(gl.RASTERIZER_DISCARD);
+    gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, this.feedback);
+    gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, this.projBuffer);
+    gl.beginTransformFeedback(gl.POINTS);
+    gl.drawArrays(gl.POINTS, 0, this.model.count);
+    gl.endTransformFeedback();
+    gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, null);
+    gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, null);
+    gl.disable(gl.RASTERIZER_DISCARD);
+    gl.bindVertexArray(null);
+    gl.bindBuffer(gl.PIXEL_UNPACK_BUFFER, this.projBuffer);
+    gl.bindTexture(gl.TEXTURE_2D, this.projTex);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, this.projWidth, this.projRows, gl.RGBA, gl.FLOAT, 0);
+    gl.bindBuffer(gl.PIXEL_UNPACK_BUFFER, null);
+  }
+
+  // Draws the current order for `cam` into the float target; `background` fills where no
+  // splat is (alpha stays 0 there, as the renderer's alpha output).
+  render(cam, mode, background) {
+    const gl = this.gl;
+    // A new order for the same camera (a sort arriving) needs no new projection.
+    const key = JSON.stringify([cam, mode]);
+    if (key !== this.projectedFor) {
+      this.projectSplats(cam, mode);
+      this.projectedFor = key;
+    }
+    this.ensureTarget(cam.width, cam.height);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, this.fbo);
+    gl.viewport(0, 0, cam.width, cam.height);
+    const bg = mode === MODE_COLOR ? background : [0, 0, 0];
+    gl.clearColor(bg[0], bg[1], bg[2], 0);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.enable(gl.BLEND);
+    gl.blendEquation(gl.FUNC_ADD);
+    gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);  // premultiplied "over", back to front
+    gl.disable(gl.DEPTH_TEST);
+    gl.disable(gl.CULL_FACE);
+    const { program, u } = this.splat;
+    gl.useProgram(program);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, this.projTex);
+    gl.uniform1i(u.u_projected, 0);
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, this.orderTex);
+    gl.uniform1i(u.u_order, 1);
+    gl.uniform1i(u.u_projWidth, this.projWidth);
+    gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.bindVertexArray(this.vao);
     gl.drawElements(gl.TRIANGLES, 6 * this.drawCount, gl.UNSIGNED_INT, 0);
     gl.bindVertexArray(null);

@@ -1,17 +1,21 @@
-// GLSL of the splat pass. The vertex shader is src/glint/render/project.h and sh.h, line
-// for line where it matters for parity with `glint render`: the same EWA covariance, the
-// Jacobian clamp to 1.3x the field of view, 0.3 px dilation, culling, opacity-aware cut and
-// SH colour. The fragment shader is one blend step of render/blend.h, written premultiplied
-// so that back-to-front "over" blending equals the renderer's front-to-back compositing.
+// GLSL of the splat passes.
+// 1. projectVertexShader, once per splat per camera (transform feedback, nothing drawn):
+//    src/glint/render/project.h and sh.h line for line where it matters for parity with
+//    `glint render`: the same EWA covariance, Jacobian clamp to 1.3x the field of view,
+//    0.3 px dilation, culling, opacity-aware cut and SH colour.
+// 2. quadVertexShader + splatFragmentShader, per splat in back-to-front order: the cut
+//    ellipse's quad, and one blend step of render/blend.h written premultiplied, so that
+//    back-to-front "over" blending equals the renderer's front-to-back compositing.
 //
-// Modes share the geometry and differ only in what a splat contributes (`splatValue`), so
-// that a lit mode adds a value here (albedo times light) without touching the projection.
+// Modes share the geometry and differ only in the value a splat blends (chosen at the end
+// of projectVertexShader), so that a lit mode adds a value there (albedo times light, from
+// a per-splat normal) without touching the projection or the blend.
 
 export const MODE_COLOR = 0;
 export const MODE_DEPTH = 1;
 export const MODE_ALPHA = 2;
 
-export const splatVertexShader = `#version 300 es
+export const projectVertexShader = `#version 300 es
 precision highp float;
 precision highp int;
 precision highp sampler2D;
@@ -29,27 +33,17 @@ uniform vec4 u_lim;   // Jacobian clamp of x/z and y/z: -neg_x, pos_x, -neg_y, p
 uniform vec2 u_size;  // width, height in pixels
 uniform float u_near;
 
-// No instancing and no vertex attributes: vertex 4*slot + corner of an indexed draw is a
-// corner of the quad of the slot-th splat in back-to-front order, read from u_order.
-// (Under SwiftShader an instanced draw cost about 12 us per instance even with every splat
-// culled at once: 290 ms for 23.5k splats, against 47 ms for this form.)
-uniform highp usampler2D u_order;  // R32UI, kOrderWidth texels a row
-const int kOrderWidth = 4096;
-
-flat out vec2 v_mean;      // 2D mean in pixels, y down
-flat out vec3 v_conic;     // A, B, C: power = A dx^2/2 + B dx dy + C dy^2/2
-flat out float v_opacity;
-flat out float v_cut;      // power_cut
-flat out vec3 v_value;     // what the splat blends: colour, depth or 1
+// One vertex per splat (gl_VertexID = splat index), captured by transform feedback:
+out vec4 p_mean_ext;   // 2D mean in pixels (y down), half extents of the quad; z < 0: culled
+out vec4 p_conic_op;   // A, B, C (power = A dx^2/2 + B dx dy + C dy^2/2), opacity
+out vec4 p_value_cut;  // what the splat blends (colour, depth or 1), power_cut
 
 const float kDilation = 0.3;
 const float kMinAlpha = 1.0 / 255.0;
 const float kMaxSigmaCutSq = 9.0;
 
-int g_index;  // this vertex's splat
-
 vec4 fetch(int k) {
-  int i = g_index * u_stride + k;
+  int i = gl_VertexID * u_stride + k;
   return texelFetch(u_splats, ivec2(i % u_texWidth, i / u_texWidth), 0);
 }
 
@@ -105,14 +99,15 @@ vec3 shColor(vec3 d) {
   return max(s + 0.5, vec3(0.0));
 }
 
-void cull() {  // a degenerate quad outside the clip volume draws nothing
-  gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+void cull() {
+  p_mean_ext = vec4(0.0, 0.0, -1.0, -1.0);
+  p_conic_op = vec4(0.0);
+  p_value_cut = vec4(0.0);
 }
 
 void main() {
-  int slot = gl_VertexID >> 2;
-  g_index = int(texelFetch(u_order, ivec2(slot % kOrderWidth, slot / kOrderWidth), 0).r);
-  vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+  gl_Position = vec4(0.0, 0.0, 0.0, 1.0);  // nothing is rasterized (RASTERIZER_DISCARD)
+  gl_PointSize = 1.0;
   vec4 t0 = fetch(0), t1 = fetch(1), t2 = fetch(2);
   vec3 mean = t0.xyz;
   float opacityLogit = t0.w;
@@ -139,24 +134,73 @@ void main() {
   float op = 1.0 / (1.0 + exp(-opacityLogit));
   if (!(op >= kMinAlpha)) { cull(); return; }
   float inv = 1.0 / det;
-  v_conic = vec3(cd * inv, -b * inv, ad * inv);
-  v_opacity = op;
+  p_conic_op = vec4(cd * inv, -b * inv, ad * inv, op);
   float ksq = clamp(2.0 * log(255.0 * op), 0.0, kMaxSigmaCutSq);
-  v_cut = 0.5 * ksq;
   float extX = sqrt(ksq * ad), extY = sqrt(ksq * cd);
   vec2 m2 = vec2(fx * pc.x / pc.z + u_intr.z, fy * pc.y / pc.z + u_intr.w);
   if (isinf(m2.x) || isnan(m2.x) || isinf(m2.y) || isnan(m2.y) || isinf(extX) || isinf(extY)) { cull(); return; }
   float gx = extX * 1.001 + 0.01, gy = extY * 1.001 + 0.01;
   if (m2.x + gx < 0.5 || m2.x - gx > u_size.x - 0.5 || m2.y + gy < 0.5 || m2.y - gy > u_size.y - 0.5) { cull(); return; }
-  v_mean = m2;
+  vec3 value;
+  if (u_mode == 1) value = vec3(z);
+  else if (u_mode == 2) value = vec3(1.0);
+  else value = shColor(normalize(mean - u_campos));
+  p_mean_ext = vec4(m2, gx, gy);
+  p_value_cut = vec4(value, 0.5 * ksq);
+}
+`;
 
-  if (u_mode == 1) v_value = vec3(z);
-  else if (u_mode == 2) v_value = vec3(1.0);
-  else v_value = shColor(normalize(mean - u_campos));
+// A dummy fragment stage for the projection program (its vertices are never rasterized).
+export const projectFragmentShader = `#version 300 es
+precision highp float;
+out vec4 o_color;
+void main() { o_color = vec4(0.0); }
+`;
 
+// No instancing and no vertex attributes: vertex 4*slot + corner of an indexed draw is a
+// corner of the quad of the slot-th splat in back-to-front order, read from u_order.
+// (Under SwiftShader an instanced draw cost about 12 us per instance even with every splat
+// culled at once: 290 ms for 23.5k splats, against 47 ms for this form.)
+export const quadVertexShader = `#version 300 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform sampler2D u_projected;     // RGBA32F, three texels a splat (projectVertexShader's outputs)
+uniform highp usampler2D u_order;  // R32UI, kOrderWidth texels a row
+uniform int u_projWidth;
+uniform vec2 u_size;
+const int kOrderWidth = 4096;
+
+flat out vec2 v_mean;
+flat out vec3 v_conic;
+flat out float v_opacity;
+flat out float v_cut;
+flat out vec3 v_value;
+
+vec4 fetch(int index, int k) {
+  int i = index * 3 + k;
+  return texelFetch(u_projected, ivec2(i % u_projWidth, i / u_projWidth), 0);
+}
+
+void main() {
+  int slot = gl_VertexID >> 2;
+  int index = int(texelFetch(u_order, ivec2(slot % kOrderWidth, slot / kOrderWidth), 0).r);
+  vec4 a = fetch(index, 0);
+  if (a.z < 0.0) {  // culled: a degenerate quad outside the clip volume draws nothing
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    return;
+  }
+  vec4 b = fetch(index, 1), c = fetch(index, 2);
+  v_mean = a.xy;
+  v_conic = b.xyz;
+  v_opacity = b.w;
+  v_value = c.xyz;
+  v_cut = c.w;
   // The quad is the cut ellipse's bounding box grown by a pixel; the fragment shader
   // decides every pixel with the renderer's own test.
-  vec2 p = m2 + corner * vec2(gx + 1.0, gy + 1.0);
+  vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+  vec2 p = a.xy + corner * (a.zw + 1.0);
   gl_Position = vec4(2.0 * p.x / u_size.x - 1.0, 1.0 - 2.0 * p.y / u_size.y, 0.0, 1.0);
 }
 `;
