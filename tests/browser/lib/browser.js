@@ -38,6 +38,7 @@ export async function openViewer(context, url) {
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('crash', () => errors.push('the page crashed'));
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.ready === 'true' || document.body.dataset.ready === 'error',
                              null, { timeout: 120000 });
