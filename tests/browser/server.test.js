@@ -51,6 +51,65 @@ test('a bad or missing model: one line naming the file, exit 2, no server', () =
   }
 });
 
+test('a .splat file is served as the same model blob layout', async () => {
+  const splat = path.join(dir, 'scene.splat');
+  const c = runGlint(['convert', model, splat]);
+  assert.equal(c.code, 0, c.stderr);
+  const s = await startView([splat]);
+  try {
+    const r = await new Promise((resolve, reject) => {
+      http.get(s.url + 'api/model.bin', { agent: false }, (res) => {
+        const chunks = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      }).on('error', reject);
+    });
+    assert.equal(r.toString('latin1', 0, 4), 'GLVW');
+    assert.equal(r.readUInt32LE(8), 50);  // splats
+    assert.equal(r.readUInt32LE(12), 0);  // .splat carries SH degree 0
+    assert.equal(r.length, 16 + 50 * 14 * 4);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
+test('--cameras cameras.json: its cameras are served in the renderer\'s convention', async () => {
+  const cams = path.join(dir, 'cameras.json');
+  // graphdeco layout: rotation is camera-to-world, position the camera centre
+  writeFileSync(cams, JSON.stringify([
+    { id: 0, img_name: 'front', width: 64, height: 48, position: [0, 0, -4], rotation: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+      fx: 50, fy: 50 },
+    { id: 1, img_name: 'side', width: 64, height: 48, position: [4, 0, 0], rotation: [[0, 0, -1], [0, 1, 0], [1, 0, 0]],
+      fx: 50, fy: 50, cx: 30, cy: 20 },
+  ]));
+  const s = await startView([model, '--cameras', cams]);
+  try {
+    const r = await new Promise((resolve, reject) => {
+      http.get(s.url + 'api/cameras.json', { agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => { body += d; });
+        res.on('end', () => resolve(JSON.parse(body)));
+      }).on('error', reject);
+    });
+    assert.equal(r.cameras.length, 2);
+    const [a, b] = r.cameras;
+    assert.equal(a.name, 'front');
+    assert.equal(a.split, 'cameras');
+    assert.deepEqual([a.width, a.height, a.fx, a.cx, a.cy], [64, 48, 50, 32, 24]);  // centred when cx/cy are absent
+    const near = (x, y, what) => x.forEach((v, k) => assert.ok(Math.abs(v - y[k]) < 1e-12, `${what}[${k}] = ${v}`));
+    near(a.R, [1, 0, 0, 0, 1, 0, 0, 0, 1], 'front R');
+    near(a.t, [0, 0, 4], 'front t');  // t = -R c
+    near(b.R, [0, 0, 1, 0, 1, 0, -1, 0, 0], 'side R');  // world-to-camera: the transpose
+    assert.deepEqual([b.cx, b.cy], [30, 20]);
+    for (let k = 0; k < 3; ++k) {
+      const t = -(b.R[3 * k] * 4);  // -R c with c = (4, 0, 0)
+      assert.ok(Math.abs(b.t[k] - t) < 1e-12, `t[${k}] = ${b.t[k]}`);
+    }
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
 test('bad --lights or --cameras: exit 2 before serving', () => {
   const lights = path.join(dir, 'lights.json');
   writeFileSync(lights, '{"lights": [{"type": "lamp"}]}');
