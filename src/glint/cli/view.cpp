@@ -19,7 +19,8 @@ namespace {
 
 // A cameras.json is a JSON array (camera_source.cpp decides the same way).
 bool is_camera_list(const std::string& path) {
-  if (std::filesystem::path(path).extension() != ".json" || std::filesystem::is_directory(path)) return false;
+  std::error_code ec;
+  if (std::filesystem::path(path).extension() != ".json" || std::filesystem::is_directory(path, ec)) return false;
   const std::string bytes = read_file_bytes(path);
   const std::size_t first = bytes.find_first_not_of(" \t\r\n");
   return first != std::string::npos && bytes[first] == '[';
