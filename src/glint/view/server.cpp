@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -45,6 +46,8 @@ int serve_until_signal(const Site& site, const ServeOptions& opt,
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A browser that closes a connection mid-download must not end the server.
+  std::signal(SIGPIPE, SIG_IGN);
 
   httplib::Server svr;
   svr.set_payload_max_length(kMaxRequestBody);

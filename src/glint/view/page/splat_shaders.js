@@ -159,8 +159,8 @@ void main() { o_color = vec4(0.0); }
 
 // No instancing and no vertex attributes: vertex 4*slot + corner of an indexed draw is a
 // corner of the quad of the slot-th splat in back-to-front order, read from u_order.
-// (Under SwiftShader an instanced draw cost about 12 us per instance even with every splat
-// culled at once: 290 ms for 23.5k splats, against 47 ms for this form.)
+// (SwiftShader pays a fixed cost for every instance of an instanced draw, several times
+// what this form costs a splat; docs/BENCHMARKS.md has the figures.)
 export const quadVertexShader = `#version 300 es
 precision highp float;
 precision highp int;
