@@ -51,9 +51,9 @@ test('boot: the page reports WebGL2, a float target, the model and cameras, and 
 // gives 51-53 dB, which 40 dB would let through.
 const kMinPsnr = 55;
 
-test('unlit parity: at dataset test cameras the page matches glint render (RGB, alpha and depth)', async () => {
+test('unlit parity: at dataset test cameras the page matches glint render (RGB, alpha, depth, normals)', async () => {
   const out = path.join(dir, 'render');
-  const r = runGlint(['render', model, demo, '-o', out, '--split', 'test', '--aov', 'rgb,alpha,depth']);
+  const r = runGlint(['render', model, demo, '-o', out, '--split', 'test', '--aov', 'rgb,alpha,depth,normal']);
   assert.equal(r.code, 0, r.stderr);
   const { page, errors } = await openViewer(browser.context, server.url);
   const cams = await page.evaluate(() => window.glintTest.cameras());
@@ -108,6 +108,27 @@ test('unlit parity: at dataset test cameras the page matches glint render (RGB, 
     // threshold decided a faint far splat differently.
     assert.ok(mean < 3e-4, `depth mean relative error ${mean}`);
     assert.ok(worst < 1e-2, `depth worst relative error ${worst}`);
+
+    // Normals view: the target holds sum w n (world space); glint render writes it normalised.
+    await page.evaluate(() => window.glintTest.setMode('normal'));
+    await page.evaluate(() => window.glintTest.render());
+    const nt = await readTarget(page);
+    await page.evaluate(() => window.glintTest.setMode('color'));
+    const normal = readPfm(path.join(out, `${name}_normal.pfm`));
+    let worstDeg = 0, sumDeg = 0, nCount = 0;
+    for (let p = 0; p < n; ++p) {
+      if (alpha.data[p] < 0.5) continue;
+      const v = [nt.rgba[4 * p], nt.rgba[4 * p + 1], nt.rgba[4 * p + 2]];
+      const len = Math.hypot(...v);
+      const cos = (v[0] * normal.data[3 * p] + v[1] * normal.data[3 * p + 1] + v[2] * normal.data[3 * p + 2]) / len;
+      const deg = Math.acos(Math.max(-1, Math.min(1, cos))) * 180 / Math.PI;
+      worstDeg = Math.max(worstDeg, deg);
+      sumDeg += deg;
+      ++nCount;
+    }
+    console.log(`parity ${name}: normal angle mean ${(sumDeg / nCount).toFixed(4)} deg, worst ${worstDeg.toFixed(3)} deg`);
+    assert.ok(sumDeg / nCount < 0.05, `normal angle mean ${sumDeg / nCount} deg`);
+    assert.ok(worstDeg < 3, `normal angle worst ${worstDeg} deg`);
   }
   assert.deepEqual(errors, []);
   await page.close();

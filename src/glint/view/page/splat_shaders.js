@@ -14,6 +14,7 @@
 export const MODE_COLOR = 0;
 export const MODE_DEPTH = 1;
 export const MODE_ALPHA = 2;
+export const MODE_NORMAL = 3;
 
 export const projectVertexShader = `#version 300 es
 precision highp float;
@@ -99,6 +100,16 @@ vec3 shColor(vec3 d) {
   return max(s + 0.5, vec3(0.0));
 }
 
+// splat_normal of render/project.h: the axis of the smallest scale (first on ties), turned
+// to face the camera.
+vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
+  int k = 0;
+  if (ls.y < ls.x) k = 1;
+  if (ls.z < (k == 0 ? ls.x : ls.y)) k = 2;
+  vec3 n = R[k];  // column k
+  return dot(n, mean - u_campos) > 0.0 ? -n : n;
+}
+
 void cull() {
   p_mean_ext = vec4(0.0, 0.0, -1.0, -1.0);
   p_conic_op = vec4(0.0);
@@ -144,6 +155,7 @@ void main() {
   vec3 value;
   if (u_mode == 1) value = vec3(z);
   else if (u_mode == 2) value = vec3(1.0);
+  else if (u_mode == 3) value = splatNormal(R, t1.xyz, mean);
   else value = shColor(normalize(mean - u_campos));
   p_mean_ext = vec4(m2, gx, gy);
   p_value_cut = vec4(value, 0.5 * ksq);
@@ -234,7 +246,8 @@ void main() {
 `;
 
 // Full-screen pass from the float target to the canvas: colour as is, depth divided by
-// alpha and mapped to grey between the near and far depths seen, alpha as grey.
+// alpha and mapped to grey between the near and far depths seen, alpha as grey, normals
+// normalised and mapped from [-1, 1] to [0, 1].
 export const displayVertexShader = `#version 300 es
 const vec2 kPos[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
 void main() { gl_Position = vec4(kPos[gl_VertexID], 0.0, 1.0); }
@@ -254,6 +267,9 @@ void main() {
     c = vec3(1.0 - clamp((z - u_depthRange.x) / max(u_depthRange.y - u_depthRange.x, 1e-6), 0.0, 1.0));
   } else if (u_mode == 2) {
     c = vec3(v.a);
+  } else if (u_mode == 3) {
+    float n = length(v.rgb);  // world normal, as glint render's normal PNG shows it
+    c = n > 0.0 ? 0.5 * v.rgb / n + 0.5 : vec3(0.0);
   } else {
     c = v.rgb;
   }

@@ -3,10 +3,10 @@
 // window.glintTest for the browser tests (set a camera, render, read the float target).
 import { parseModelBlob } from './model_blob.js';
 import { SplatRenderer, kNearPlane } from './splat_renderer.js';
-import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA } from './splat_shaders.js';
+import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders.js';
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
 
-const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA };
+const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL };
 
 function showError(msg) {
   const el = document.getElementById('error');
