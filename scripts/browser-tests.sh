@@ -26,4 +26,5 @@ if ! cmp -s package-lock.json node_modules/.glint-lock 2>/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.glint-lock
 fi
-GLINT_EXE="$OLDPWD/$build/src/glint" node --test --test-concurrency=1 ./*.test.js
+# Files run one at a time on a machine of two cores or fewer (node --test runs cores - 1).
+GLINT_EXE="$OLDPWD/$build/src/glint" node --test ./*.test.js
