@@ -110,6 +110,23 @@ test('--cameras cameras.json: its cameras are served in the renderer\'s conventi
   }
 });
 
+test('a port already being served: exit 2, naming the port; free again after Ctrl-C', async () => {
+  const s = await startView([model]);
+  const port = new URL(s.url).port;
+  try {
+    const r = runGlint(['view', model, '--port', port]);
+    assert.equal(r.code, 2, `exit ${r.code}: ${r.stdout} ${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /http:\/\//);
+    assert.match(r.stderr, new RegExp(`^glint: error: --port ${port}: cannot bind`));
+    assert.equal((await rawGet(s.url, '/')).status, 200);  // served a request, so it has connections behind it
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+  const again = await startView([model], { port });
+  assert.equal(new URL(again.url).port, port);
+  assert.equal((await again.stop()).code, 0);
+});
+
 test('bad --lights or --cameras: exit 2 before serving', () => {
   const lights = path.join(dir, 'lights.json');
   writeFileSync(lights, '{"lights": [{"type": "lamp"}]}');

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <signal.h>
 
 #include <atomic>
@@ -50,6 +51,13 @@ int serve_until_signal(const Site& site, const ServeOptions& opt,
   std::signal(SIGPIPE, SIG_IGN);
 
   httplib::Server svr;
+  // SO_REUSEADDR only: a restarted viewer can take its port back at once, but, unlike with
+  // the library's default (which adds SO_REUSEPORT), a second server cannot bind a port
+  // that one is already serving and silently share its requests.
+  svr.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   svr.set_payload_max_length(kMaxRequestBody);
   svr.set_read_timeout(kReadTimeoutS, 0);
   svr.set_write_timeout(kReadTimeoutS * 6, 0);

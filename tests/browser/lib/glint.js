@@ -15,10 +15,10 @@ export function runGlint(args) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-// Starts `glint view ...args --port 0` and resolves with its URL once it prints it; rejects
-// with what it printed if it exits first.
-export function startView(args, { timeoutMs = 60000 } = {}) {
-  const proc = spawn(glintExe, ['view', ...args, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+// Starts `glint view ...args --port PORT` (default 0: any free port) and resolves with its
+// URL once it prints it; rejects with what it printed if it exits first.
+export function startView(args, { timeoutMs = 60000, port = '0' } = {}) {
+  const proc = spawn(glintExe, ['view', ...args, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
