@@ -10,8 +10,14 @@ packages=(
   libcli11-dev nlohmann-json3-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libomp-dev libnanoflann-dev
+  libcpp-httplib-dev                # glint view's local HTTP server (header-only use)
+  chromium                          # browser tests of the viewer page (tests/browser/)
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
 )
+
+# node and npm run the browser tests; a machine that has them from elsewhere keeps them.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Glint and runs every check CI runs, in order of how fast they fail:
-#   1. Release build + the whole GoogleTest suite (ctest), and a check that the AVX2 and
-#      AVX-512 kernel objects share no code with the portable build (check-isa-objects.sh)
+#   1. Release build + the whole GoogleTest suite (ctest), a check that the AVX2 and
+#      AVX-512 kernel objects share no code with the portable build (check-isa-objects.sh),
+#      and the viewer page's tests in headless Chromium (browser-tests.sh)
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. each libFuzzer target for a bounded time (FUZZ_SECONDS, default 30)
 # plus, where the CUDA toolkit is installed, the CUDA backend's device code (built by
@@ -24,6 +25,8 @@ cmake --build build -j "$jobs"
 # tests sharing two cores slow both down many times over.
 ctest --test-dir build --output-on-failure
 bash scripts/check-isa-objects.sh build
+echo "== Browser tests of glint view (headless Chromium)"
+bash scripts/browser-tests.sh build
 
 # The per-element math must stay compilable as CUDA device code, so that a CUDA backend can
 # launch the functions the CPU backend uses (docs/RASTERIZER.md, "Device-code check").

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   glint::cli::add_render(app);
   glint::cli::add_demo(app);
   glint::cli::add_relight(app);
+  glint::cli::add_view(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -1,0 +1,85 @@
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "glint/cli/camera_source.h"
+#include "glint/cli/commands.h"
+#include "glint/core/error.h"
+#include "glint/io/file_bytes.h"
+#include "glint/io/model_file.h"
+#include "glint/io/model_checks.h"
+#include "glint/light/lights.h"
+#include "glint/view/model_blob.h"
+#include "glint/view/scene_json.h"
+#include "glint/view/server.h"
+
+namespace glint::cli {
+
+namespace {
+
+// A cameras.json is a JSON array (camera_source.cpp decides the same way).
+bool is_camera_list(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::path(path).extension() != ".json" || std::filesystem::is_directory(path, ec)) return false;
+  const std::string bytes = read_file_bytes(path);
+  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && bytes[first] == '[';
+}
+
+}  // namespace
+
+void add_view(CLI::App& app) {
+  struct Args {
+    std::string model, cameras, lights;
+    view::ServeOptions serve;
+    DatasetFlags flags;
+  };
+  auto a = std::make_shared<Args>();
+  auto* sub = app.add_subcommand("view", "Serve a splat file to a live viewer page in the browser (WebGL2)");
+  sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
+  sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json, or cameras.json: cameras to snap to");
+  sub->add_option("--lights", a->lights, "lights.json (as glint relight reads it), handed to the page");
+  sub->add_option("--host", a->serve.host, "Address to bind (default 127.0.0.1: this machine only)");
+  sub->add_option("--port", a->serve.port, "Port (0: any free port, printed)")->check(CLI::Range(0, 65535));
+  add_dataset_flags(*sub, a->flags);
+  sub->callback([a] {
+    // Everything is read and checked before the port is bound: a bad file never serves.
+    GaussianModel model = load_model(a->model);
+    check_model_finite(model, a->model);
+    if (model.size() == 0) throw Error(a->model, "has no splats to view");
+    view::Site site;
+    site.add("/api/model.bin", view::encode_model_blob(model), "application/octet-stream");
+    std::array<float, 3> background{0, 0, 0};
+    std::vector<Camera> cameras;
+    std::vector<std::string> splits;
+    if (!a->cameras.empty()) {
+      CameraSource src = load_cameras(a->cameras, "all", a->flags);
+      // A dataset lists its train cameras, then its test cameras, each split counted from
+      // 0 (names can repeat across splits); a cameras.json is one list.
+      const bool dataset = !is_camera_list(a->cameras);
+      bool in_test = false;
+      for (std::size_t i = 0; i < src.cameras.size(); ++i) {
+        if (dataset && i > 0 && src.split_index[i] == 0) in_test = true;
+        splits.push_back(!dataset ? "cameras" : in_test ? "test" : "train");
+      }
+      cameras = std::move(src.cameras);
+      background = src.background;
+    }
+    site.add("/api/cameras.json", view::cameras_to_json(cameras, splits, background), "application/json");
+    std::string lights = "null";
+    if (!a->lights.empty()) {
+      lights = read_file_bytes(a->lights);
+      parse_lights_json(lights, a->lights);  // throws naming the file
+    }
+    site.add("/api/lights.json", lights, "application/json");
+    site.add("/favicon.ico", "", "image/x-icon");  // browsers ask for it; an empty answer, not a 404
+    view::serve_until_signal(site, a->serve, [&](const std::string& url) {
+      std::printf("glint view: %s (%s, %zu splats, %zu cameras); Ctrl-C to stop\n", url.c_str(), a->model.c_str(),
+                  model.size(), cameras.size());
+      std::fflush(stdout);
+    });
+    std::printf("glint view: stopped\n");
+  });
+}
+
+}  // namespace glint::cli

@@ -1,0 +1,278 @@
+// GLSL of the splat passes.
+// 1. projectVertexShader, once per splat per camera (transform feedback, nothing drawn):
+//    src/glint/render/project.h and sh.h line for line where it matters for parity with
+//    `glint render`: the same EWA covariance, Jacobian clamp to 1.3x the field of view,
+//    0.3 px dilation, culling, opacity-aware cut and SH colour.
+// 2. quadVertexShader + splatFragmentShader, per splat in back-to-front order: the cut
+//    ellipse's quad, and one blend step of render/blend.h written premultiplied, so that
+//    back-to-front "over" blending equals the renderer's front-to-back compositing.
+//
+// Modes share the geometry and differ only in the value a splat blends (chosen at the end
+// of projectVertexShader), so that a lit mode adds a value there (albedo times light, from
+// a per-splat normal) without touching the projection or the blend.
+
+export const MODE_COLOR = 0;
+export const MODE_DEPTH = 1;
+export const MODE_ALPHA = 2;
+export const MODE_NORMAL = 3;
+
+export const projectVertexShader = `#version 300 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform sampler2D u_splats;  // RGBA32F; splat i owns texels [i*u_stride, (i+1)*u_stride)
+uniform int u_stride;
+uniform int u_texWidth;
+uniform int u_shDegree;
+uniform int u_mode;
+uniform vec3 u_R0, u_R1, u_R2;  // rows of the world-to-camera rotation
+uniform vec3 u_t;
+uniform vec3 u_campos;
+uniform vec4 u_intr;  // fx fy cx cy (pixels, centres at +0.5)
+uniform vec4 u_lim;   // Jacobian clamp of x/z and y/z: -neg_x, pos_x, -neg_y, pos_y
+uniform vec2 u_size;  // width, height in pixels
+uniform float u_near;
+
+// One vertex per splat (gl_VertexID = splat index), captured by transform feedback:
+out vec4 p_mean_ext;   // 2D mean in pixels (y down), half extents of the quad; z < 0: culled
+out vec4 p_conic_op;   // A, B, C (power = A dx^2/2 + B dx dy + C dy^2/2), opacity
+out vec4 p_value_cut;  // what the splat blends (colour, depth or 1), power_cut
+
+const float kDilation = 0.3;
+const float kMinAlpha = 1.0 / 255.0;
+const float kMaxSigmaCutSq = 9.0;
+
+vec4 fetch(int k) {
+  int i = gl_VertexID * u_stride + k;
+  return texelFetch(u_splats, ivec2(i % u_texWidth, i / u_texWidth), 0);
+}
+
+mat3 quatToRotmat(vec4 q) {  // q = (w, x, y, z); rows as in core/math.h
+  float n2 = dot(q, q);
+  bool ok = n2 > 0.0;
+  float s = 1.0 / sqrt(ok ? n2 : 1.0);
+  float w = ok ? q.x * s : 1.0, x = ok ? q.y * s : 0.0, y = ok ? q.z * s : 0.0, z = ok ? q.w * s : 0.0;
+  // GLSL matrices are column-major: m[c][r]
+  return mat3(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y),
+              2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x),
+              2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y));
+}
+
+float shCoeff(int j) {  // j-th float of dc[3] followed by rest[R*3]
+  vec4 t = fetch(3 + j / 4);
+  int c = j % 4;
+  return c == 0 ? t.x : (c == 1 ? t.y : (c == 2 ? t.z : t.w));
+}
+
+vec3 shColor(vec3 d) {
+  float b[16];
+  b[0] = 0.28209479177387814;
+  int nk = (u_shDegree + 1) * (u_shDegree + 1);
+  if (u_shDegree >= 1) {
+    const float C1 = 0.4886025119029199;
+    b[1] = -C1 * d.y;
+    b[2] = C1 * d.z;
+    b[3] = -C1 * d.x;
+  }
+  if (u_shDegree >= 2) {
+    float xx = d.x * d.x, yy = d.y * d.y, zz = d.z * d.z;
+    b[4] = 1.0925484305920792 * d.x * d.y;
+    b[5] = -1.0925484305920792 * d.y * d.z;
+    b[6] = 0.31539156525252005 * (2.0 * zz - xx - yy);
+    b[7] = -1.0925484305920792 * d.x * d.z;
+    b[8] = 0.5462742152960396 * (xx - yy);
+    if (u_shDegree >= 3) {
+      b[9] = -0.5900435899266435 * d.y * (3.0 * xx - yy);
+      b[10] = 2.890611442640554 * d.x * d.y * d.z;
+      b[11] = -0.4570457994644658 * d.y * (4.0 * zz - xx - yy);
+      b[12] = 0.3731763325901154 * d.z * (2.0 * zz - 3.0 * xx - 3.0 * yy);
+      b[13] = -0.4570457994644658 * d.x * (4.0 * zz - xx - yy);
+      b[14] = 1.445305721320277 * d.z * (xx - yy);
+      b[15] = -0.5900435899266435 * d.x * (xx - 3.0 * yy);
+    }
+  }
+  vec3 s = vec3(0.0);
+  for (int k = 0; k < 16; ++k) {
+    if (k >= nk) break;
+    s += b[k] * vec3(shCoeff(3 * k), shCoeff(3 * k + 1), shCoeff(3 * k + 2));
+  }
+  return max(s + 0.5, vec3(0.0));
+}
+
+// splat_normal of render/project.h: the axis of the smallest scale (first on ties), turned
+// to face the camera.
+vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
+  int k = 0;
+  if (ls.y < ls.x) k = 1;
+  if (ls.z < (k == 0 ? ls.x : ls.y)) k = 2;
+  vec3 n = R[k];  // column k
+  return dot(n, mean - u_campos) > 0.0 ? -n : n;
+}
+
+void cull() {
+  p_mean_ext = vec4(0.0, 0.0, -1.0, -1.0);
+  p_conic_op = vec4(0.0);
+  p_value_cut = vec4(0.0);
+}
+
+void main() {
+  gl_Position = vec4(0.0, 0.0, 0.0, 1.0);  // nothing is rasterized (RASTERIZER_DISCARD)
+  gl_PointSize = 1.0;
+  vec4 t0 = fetch(0), t1 = fetch(1), t2 = fetch(2);
+  vec3 mean = t0.xyz;
+  float opacityLogit = t0.w;
+  vec3 pc = vec3(dot(u_R0, mean), dot(u_R1, mean), dot(u_R2, mean)) + u_t;
+  if (!(pc.z >= u_near)) { cull(); return; }
+
+  mat3 R = quatToRotmat(t2);
+  vec3 s = exp(t1.xyz);
+  mat3 M = R * mat3(s.x, 0.0, 0.0, 0.0, s.y, 0.0, 0.0, 0.0, s.z);
+  mat3 Sigma = M * transpose(M);
+
+  float z = pc.z;
+  float tx = z * clamp(pc.x / z, -u_lim.x, u_lim.y);
+  float ty = z * clamp(pc.y / z, -u_lim.z, u_lim.w);
+  float fx = u_intr.x, fy = u_intr.y;
+  float J00 = fx / z, J02 = -fx * tx / (z * z), J11 = fy / z, J12 = -fy * ty / (z * z);
+  vec3 T0 = J00 * u_R0 + J02 * u_R2;  // rows of J W
+  vec3 T1 = J11 * u_R1 + J12 * u_R2;
+  vec3 ST0 = Sigma * T0, ST1 = Sigma * T1;
+  float a = dot(T0, ST0), b = dot(T0, ST1), c = dot(T1, ST1);
+  float ad = a + kDilation, cd = c + kDilation;
+  float det = ad * cd - b * b;
+  if (!(det > 0.0) || isinf(det) || isnan(det)) { cull(); return; }
+  float op = 1.0 / (1.0 + exp(-opacityLogit));
+  if (!(op >= kMinAlpha)) { cull(); return; }
+  float inv = 1.0 / det;
+  p_conic_op = vec4(cd * inv, -b * inv, ad * inv, op);
+  float ksq = clamp(2.0 * log(255.0 * op), 0.0, kMaxSigmaCutSq);
+  float extX = sqrt(ksq * ad), extY = sqrt(ksq * cd);
+  vec2 m2 = vec2(fx * pc.x / pc.z + u_intr.z, fy * pc.y / pc.z + u_intr.w);
+  if (isinf(m2.x) || isnan(m2.x) || isinf(m2.y) || isnan(m2.y) || isinf(extX) || isinf(extY)) { cull(); return; }
+  float gx = extX * 1.001 + 0.01, gy = extY * 1.001 + 0.01;
+  if (m2.x + gx < 0.5 || m2.x - gx > u_size.x - 0.5 || m2.y + gy < 0.5 || m2.y - gy > u_size.y - 0.5) { cull(); return; }
+  vec3 value;
+  if (u_mode == 1) value = vec3(z);
+  else if (u_mode == 2) value = vec3(1.0);
+  else if (u_mode == 3) value = splatNormal(R, t1.xyz, mean);
+  else value = shColor(normalize(mean - u_campos));
+  p_mean_ext = vec4(m2, gx, gy);
+  p_value_cut = vec4(value, 0.5 * ksq);
+}
+`;
+
+// A dummy fragment stage for the projection program (its vertices are never rasterized).
+export const projectFragmentShader = `#version 300 es
+precision highp float;
+out vec4 o_color;
+void main() { o_color = vec4(0.0); }
+`;
+
+// No instancing and no vertex attributes: vertex 4*slot + corner of an indexed draw is a
+// corner of the quad of the slot-th splat in back-to-front order, read from u_order.
+// (SwiftShader pays a fixed cost for every instance of an instanced draw, several times
+// what this form costs a splat; docs/BENCHMARKS.md has the figures.)
+export const quadVertexShader = `#version 300 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform sampler2D u_projected;     // RGBA32F, three texels a splat (projectVertexShader's outputs)
+uniform highp usampler2D u_order;  // R32UI, kOrderWidth texels a row
+uniform int u_projWidth;
+uniform vec2 u_size;
+const int kOrderWidth = 4096;
+
+flat out vec2 v_mean;
+flat out vec3 v_conic;
+flat out float v_opacity;
+flat out float v_cut;
+flat out vec3 v_value;
+
+vec4 fetch(int index, int k) {
+  int i = index * 3 + k;
+  return texelFetch(u_projected, ivec2(i % u_projWidth, i / u_projWidth), 0);
+}
+
+void main() {
+  int slot = gl_VertexID >> 2;
+  int index = int(texelFetch(u_order, ivec2(slot % kOrderWidth, slot / kOrderWidth), 0).r);
+  vec4 a = fetch(index, 0);
+  if (a.z < 0.0) {  // culled: a degenerate quad outside the clip volume draws nothing
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    return;
+  }
+  vec4 b = fetch(index, 1), c = fetch(index, 2);
+  v_mean = a.xy;
+  v_conic = b.xyz;
+  v_opacity = b.w;
+  v_value = c.xyz;
+  v_cut = c.w;
+  // The quad is the cut ellipse's bounding box grown by a pixel; the fragment shader
+  // decides every pixel with the renderer's own test.
+  vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+  vec2 p = a.xy + corner * (a.zw + 1.0);
+  gl_Position = vec4(2.0 * p.x / u_size.x - 1.0, 1.0 - 2.0 * p.y / u_size.y, 0.0, 1.0);
+}
+`;
+
+export const splatFragmentShader = `#version 300 es
+precision highp float;
+
+uniform vec2 u_size;
+
+flat in vec2 v_mean;
+flat in vec3 v_conic;
+flat in float v_opacity;
+flat in float v_cut;
+flat in vec3 v_value;
+
+out vec4 o_color;
+
+const float kMinAlpha = 1.0 / 255.0;
+const float kMaxAlpha = 0.99;
+
+void main() {
+  // gl_FragCoord is at pixel centres with y up; the renderer's pixel centres are y down.
+  vec2 pix = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
+  vec2 d = pix - v_mean;
+  float power = 0.5 * (v_conic.x * d.x * d.x + v_conic.z * d.y * d.y) + v_conic.y * d.x * d.y;
+  if (power > v_cut) discard;
+  float alpha = min(kMaxAlpha, v_opacity * exp(-power));
+  if (alpha < kMinAlpha) discard;
+  o_color = vec4(v_value * alpha, alpha);
+}
+`;
+
+// Full-screen pass from the float target to the canvas: colour as is, depth divided by
+// alpha and mapped to grey between the near and far depths seen, alpha as grey, normals
+// normalised and mapped from [-1, 1] to [0, 1].
+export const displayVertexShader = `#version 300 es
+const vec2 kPos[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+void main() { gl_Position = vec4(kPos[gl_VertexID], 0.0, 1.0); }
+`;
+
+export const displayFragmentShader = `#version 300 es
+precision highp float;
+uniform sampler2D u_image;
+uniform int u_mode;
+uniform vec2 u_depthRange;  // near, far for the depth view
+out vec4 o_color;
+void main() {
+  vec4 v = texelFetch(u_image, ivec2(gl_FragCoord.xy), 0);
+  vec3 c;
+  if (u_mode == 1) {
+    float z = v.a > 0.0 ? v.r / v.a : u_depthRange.y;
+    c = vec3(1.0 - clamp((z - u_depthRange.x) / max(u_depthRange.y - u_depthRange.x, 1e-6), 0.0, 1.0));
+  } else if (u_mode == 2) {
+    c = vec3(v.a);
+  } else if (u_mode == 3) {
+    float n = length(v.rgb);  // world normal, as glint render's normal PNG shows it
+    c = n > 0.0 ? 0.5 * v.rgb / n + 0.5 : vec3(0.0);
+  } else {
+    c = v.rgb;
+  }
+  o_color = vec4(clamp(c, 0.0, 1.0), 1.0);
+}
+`;

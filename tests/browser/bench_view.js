@@ -1,0 +1,74 @@
+// Frame and sort times of the viewer page in headless Chromium (SwiftShader here; on a
+// machine with a GPU, drop --use-angle=swiftshader via CHROMIUM_GPU=1 to measure the GPU).
+// A benchmark, never asserted:
+//   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha]
+//   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
+// Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
+// and waits for the GPU; prints the median and the range of each over the frames.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { repoRoot, startView } from './lib/glint.js';
+import { launchBrowser, openViewer } from './lib/browser.js';
+import { randomSplats, writeSplatPly } from './lib/splat_ply.js';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const frames = Number(opt('--frames', '10'));
+const size = opt('--size', '');
+const mode = opt('--mode', 'color');
+let model = args[0] && !args[0].startsWith('--') ? args[0] : null;
+let cameras = opt('--cameras', model ? null : path.join(repoRoot, 'data/demo'));
+let tmp = null;
+if (!model) {
+  const n = Number(opt('--random', '20000'));
+  tmp = mkdtempSync(path.join(tmpdir(), 'glint-bench-view-'));
+  model = path.join(tmp, 'random.ply');
+  writeSplatPly(model, randomSplats({ count: n, lo: [-1.3, -1.3, -0.2], hi: [1.3, 1.3, 1.2], shDegree: 3, seed: 1 }));
+}
+
+const server = await startView([model, ...(cameras ? ['--cameras', cameras] : [])]);
+const browser = await launchBrowser();
+try {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const info = await page.evaluate(() => window.glintTest.info());
+  const result = await page.evaluate(async ({ frames, size, mode }) => {
+    const t = window.glintTest;
+    t.setMode(mode);
+    const cams = t.cameras();
+    let cam = cams.length ? { ...cams[0] } : t.camera();
+    if (size) {
+      const [w, h] = size.split('x').map(Number);
+      const s = h / cam.height;  // keep the vertical field of view
+      cam = { ...cam, width: w, height: h, fx: cam.fx * s, fy: cam.fy * s, cx: w / 2, cy: h / 2 };
+    }
+    const out = [];
+    for (let f = 0; f <= frames; ++f) {
+      // a small turn about the camera's y axis: a new order every frame
+      const a = 0.002 * f, c = Math.cos(a), s = Math.sin(a);
+      const R = cam.R;
+      const R2 = [c * R[0] - s * R[6], c * R[1] - s * R[7], c * R[2] - s * R[8], R[3], R[4], R[5],
+                  s * R[0] + c * R[6], s * R[1] + c * R[7], s * R[2] + c * R[8]];
+      t.setCamera({ ...cam, R: R2 });
+      const st = await t.render();
+      if (f > 0) out.push(st);  // the first frame also compiles and warms up
+    }
+    return { out, width: cam.width, height: cam.height };
+  }, { frames, size, mode });
+  const stat = (k) => {
+    const v = result.out.map((s) => s[k]).sort((a, b) => a - b);
+    return `${v[Math.floor(v.length / 2)].toFixed(1)} ms (${v[0].toFixed(1)}..${v[v.length - 1].toFixed(1)})`;
+  };
+  console.log(`${path.basename(model)}: ${info.splats} splats, SH ${info.shDegree}, ${result.width}x${result.height}, ` +
+              `${info.renderer}`);
+  console.log(`  ${mode}: frame ${stat('frameMs')}, sort ${stat('sortMs')}, drawn ${result.out[0].drawn}, ${frames} frames`);
+  if (errors.length) console.log('  page errors:', errors);
+} finally {
+  await browser.close();
+  await server.stop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+}
