@@ -7,14 +7,8 @@
 namespace glint::cpu::stage {
 namespace {
 
-constexpr CpuKernels kPortableKernels{&portable::forward_tile, &portable::compose_rows, &portable::backward_tile,
-                                      &portable::project_splats, &portable::large_splat_tiles, &portable::splat_vjps};
-constexpr CpuKernels kAvx2Kernels{&avx2::forward_tile, &avx2::compose_rows, &avx2::backward_tile,
-                                  &avx2::project_splats, &avx2::large_splat_tiles, &avx2::splat_vjps};
-constexpr CpuKernels kAvx512Kernels{&avx512::forward_tile, &avx512::compose_rows, &avx512::backward_tile,
-                                    &avx512::project_splats, &avx512::large_splat_tiles, &avx512::splat_vjps};
 const CpuKernels& kernels_for(CpuSimd s) {
-  return s == CpuSimd::kAvx512 ? kAvx512Kernels : s == CpuSimd::kAvx2 ? kAvx2Kernels : kPortableKernels;
+  return s == CpuSimd::kAvx512 ? avx512::kernels() : s == CpuSimd::kAvx2 ? avx2::kernels() : portable::kernels();
 }
 
 }  // namespace
