@@ -10,7 +10,7 @@
 #include <random>
 
 #include "glint/backend/backend.h"
-#include "glint/backend/cpu/raster_tiles.h"
+#include "glint/backend/cpu/splat_kernels.h"
 #include "glint/render/tile.h"
 
 using namespace glint;
@@ -78,12 +78,12 @@ TEST(CpuTileHits, EveryBuildMatchesTheOneTileAtATimeTest) {
     const std::uint64_t want = one_at_a_time(s, width, height, tx0, ty0, ntx, nty);
     hit_tiles += __builtin_popcountll(want);
     missed_tiles += ntx * nty - __builtin_popcountll(want);
-    ASSERT_EQ(cpu::portable::tile_hits(s, range), want) << "splat " << it;
+    ASSERT_EQ(cpu::portable::kernels().tile_hits(s, range, 0), want) << "splat " << it;
     if (avx2) {
-      ASSERT_EQ(cpu::avx2::tile_hits(s, range), want) << "splat " << it;
+      ASSERT_EQ(cpu::avx2::kernels().tile_hits(s, range, 0), want) << "splat " << it;
     }
     if (avx512) {
-      ASSERT_EQ(cpu::avx512::tile_hits(s, range), want) << "splat " << it;
+      ASSERT_EQ(cpu::avx512::kernels().tile_hits(s, range, 0), want) << "splat " << it;
     }
   }
   // the scenes must exercise what the eight-tile build does differently: rectangles that

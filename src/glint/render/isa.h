@@ -7,7 +7,3 @@
 #ifndef GLINT_RENDER_NS
 #define GLINT_RENDER_NS hd
 #endif
-// The same for the CPU backend's lane types (backend/cpu/lanes.h, glint::cpu::<GLINT_LANES_NS>).
-#ifndef GLINT_LANES_NS
-#define GLINT_LANES_NS lanes_base
-#endif

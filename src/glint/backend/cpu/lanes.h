@@ -5,12 +5,17 @@
 // render::fast_exp's polynomial rather than libm's expf. No lane reads another, so results
 // do not depend on how splats are grouped. GCC/Clang vector extensions: one AVX register
 // where the file is compiled for AVX, two SSE registers otherwise; the inline namespace
-// gives the AVX2 build its own names (render/isa.h).
+// gives the AVX2 and AVX-512 builds their own names, for the reason render/isa.h gives.
 #include <cmath>
 #include <cstdint>
 
 #include "glint/render/blend.h"
-#include "glint/render/isa.h"
+
+// raster_avx2.cpp and raster_avx512.cpp define it before any include (as they do
+// GLINT_RENDER_NS); every other file gets the baseline names.
+#ifndef GLINT_LANES_NS
+#define GLINT_LANES_NS lanes_base
+#endif
 
 namespace glint::cpu {
 inline namespace GLINT_LANES_NS {

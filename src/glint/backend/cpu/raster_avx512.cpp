@@ -13,17 +13,8 @@
 #include "glint/backend/cpu/raster_kernels_impl.h"
 #include "glint/backend/cpu/splat_kernels_impl.h"
 #else
-#include "glint/backend/cpu/raster_tiles.h"
 #include "glint/backend/cpu/splat_kernels.h"
 namespace glint::cpu::avx512 {  // no AVX-512 on this target: the next build down stands in
-void forward_tile(const TileForwardArgs& a, int tile, unsigned flags) { avx2::forward_tile(a, tile, flags); }
-void compose_rows(const TileForwardArgs& a, int y0, int y1) { avx2::compose_rows(a, y0, y1); }
-void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) { avx2::backward_tile(a, tile, flags); }
-std::uint64_t tile_hits(const SplatPacked& s, const TileRange& r, int first) { return avx2::tile_hits(s, r, first); }
-void project_splats(const ProjectArgs& a, int threads) { avx2::project_splats(a, threads); }
-std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out) {
-  return avx2::large_splat_tiles(a, i, out);
-}
-void splat_vjps(const VjpArgs& a, int threads) { avx2::splat_vjps(a, threads); }
+const CpuKernels& kernels() { return avx2::kernels(); }
 }  // namespace glint::cpu::avx512
 #endif

@@ -1,8 +1,8 @@
 #pragma once
 // Data the CPU tile kernels share with the launcher: one packed record a splat (a cache
-// line), argument blocks, and the per-ISA entry points (raster_portable.cpp and
+// line), argument blocks, and the signatures of the per-ISA entry points (raster_portable.cpp,
 // raster_avx2.cpp and raster_avx512.cpp compile the same kernel body, raster_kernels_impl.h,
-// for three targets).
+// for three targets, and each exports its entries as one table, splat_kernels.h).
 #include <cstdint>
 
 namespace glint::cpu {
@@ -127,27 +127,11 @@ inline std::uint32_t mask_tiles(const TileHitMask& hm, int tiles_x, std::uint32_
   return o;
 }
 
-// tile_hits: which of the range's tiles k = (ty - ty0) * ntx + (tx - tx0) in
-// [first, first + 64) the splat's cut ellipse can reach (render::ellipse_hits_rect on the
-// pixel centres of each tile inside the box), as bit k - first; first < ntx * nty. One call
-// covers a range of at most 64 tiles; larger ranges take one call per 64.
-namespace portable {
-void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
-void compose_rows(const TileForwardArgs&, int y0, int y1);
-void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, const TileRange&, int first = 0);
-}  // namespace portable
-namespace avx2 {
-void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
-void compose_rows(const TileForwardArgs&, int y0, int y1);
-void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, const TileRange&, int first = 0);
-}  // namespace avx2
-namespace avx512 {
-void forward_tile(const TileForwardArgs&, int tile, unsigned flags);
-void compose_rows(const TileForwardArgs&, int y0, int y1);
-void backward_tile(const TileBackwardArgs&, int tile, unsigned flags);
-std::uint64_t tile_hits(const SplatPacked&, const TileRange&, int first = 0);
-}  // namespace avx512
+// Which of the range's tiles k = (ty - ty0) * ntx + (tx - tx0) in [first, first + 64) the
+// splat's cut ellipse can reach (render::ellipse_hits_rect on the pixel centres of each
+// tile inside the box), as bit k - first; first < ntx * nty. One call covers a range of at
+// most 64 tiles; larger ranges take one call per 64. Each build's entry is in its
+// CpuKernels table (splat_kernels.h).
+using TileHitsFn = std::uint64_t (*)(const SplatPacked&, const TileRange&, int first);
 
 }  // namespace glint::cpu

@@ -72,25 +72,23 @@ struct CpuKernels {
   ForwardTileFn forward_tile;
   ComposeRowsFn compose_rows;
   BackwardTileFn backward_tile;
+  TileHitsFn tile_hits;
   ProjectSplatsFn project_splats;
   LargeSplatTilesFn large_splat_tiles;
   SplatVjpsFn splat_vjps;
 };
 
+// The table each build exports, the only name it exports: raster_portable.cpp,
+// raster_avx2.cpp and raster_avx512.cpp (a build the target cannot have hands out the next
+// one down).
 namespace portable {
-void project_splats(const ProjectArgs&, int threads);
-std::uint32_t large_splat_tiles(const TileListArgs&, int i, std::uint32_t* out);
-void splat_vjps(const VjpArgs&, int threads);
-}  // namespace portable
+const CpuKernels& kernels();
+}
 namespace avx2 {
-void project_splats(const ProjectArgs&, int threads);
-std::uint32_t large_splat_tiles(const TileListArgs&, int i, std::uint32_t* out);
-void splat_vjps(const VjpArgs&, int threads);
-}  // namespace avx2
+const CpuKernels& kernels();
+}
 namespace avx512 {
-void project_splats(const ProjectArgs&, int threads);
-std::uint32_t large_splat_tiles(const TileListArgs&, int i, std::uint32_t* out);
-void splat_vjps(const VjpArgs&, int threads);
-}  // namespace avx512
+const CpuKernels& kernels();
+}
 
 }  // namespace glint::cpu

@@ -198,7 +198,7 @@ struct ProjectKernel {
       std::uint32_t c = 0;
       const TileRange tr = tile_range(s, v->width, v->height);
       if (tr.fits_mask()) {  // remember the hits so that TileListKernel need not test again
-        const std::uint64_t bits = tile_hits(s, tr);
+        const std::uint64_t bits = tile_hits(s, tr, 0);
         c = std::uint32_t(__builtin_popcountll(bits));
         tile_mask[i] = {bits, std::uint32_t(tr.ty0 * tiles_x + tr.tx0), std::uint32_t(tr.ntx)};
       } else {
@@ -352,6 +352,12 @@ std::uint32_t large_splat_tiles(const TileListArgs& a, int i, std::uint32_t* out
 void splat_vjps(const VjpArgs& a, int threads) {
   const render::ViewT<F8> view8 = render::make_view<F8>(*a.camera, a.near_plane);
   launch<VjpKernel>(int((a.m.n + 7) / 8), threads, &view8, &a);
+}
+
+const CpuKernels& kernels() {
+  static constexpr CpuKernels k{&forward_tile, &compose_rows,      &backward_tile, &tile_hits,
+                                &project_splats, &large_splat_tiles, &splat_vjps};
+  return k;
 }
 
 }  // namespace glint::cpu::GLINT_CPU_ISA
