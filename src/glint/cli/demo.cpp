@@ -45,7 +45,16 @@ void add_demo(CLI::App& app) {
     if (code != 0) throw CLI::RuntimeError(code);
     // The bundled scene comes with light setups: relight its test views with shadows.
     const std::string lights = a.dataset + "/lights.json";
-    if (!std::filesystem::exists(lights)) return;
+    const bool has_lights = std::filesystem::exists(lights);
+    // The next thing to try: look at the result in the browser.
+    const auto print_view_command = [&] {
+      std::printf("look at it in a browser: glint view %s/scene.ply --cameras %s%s\n", a.out.c_str(), a.dataset.c_str(),
+                  has_lights ? (" --lights " + lights).c_str() : "");
+    };
+    if (!has_lights) {
+      print_view_command();
+      return;
+    }
     RelightArgs r;
     r.model = a.out + "/scene.ply";
     r.cameras = a.dataset;
@@ -55,6 +64,7 @@ void add_demo(CLI::App& app) {
     r.backend = a.backend;
     std::printf("relighting the test views under %s\n", lights.c_str());
     run_relight(r);
+    print_view_command();
   });
 }
 
