@@ -54,6 +54,25 @@ TEST(PlyWrite, HeaderTextAndRowSizeAtDegree3) {
   EXPECT_EQ(bytes.size() - expected.size(), 5u * 248u);
 }
 
+// Below degree 3 the writer lists only the model's own f_rest_* (none at degree 0), the layout
+// graphdeco's own save_ply writes for a model of that degree.
+TEST(PlyWrite, HeaderTextAtLowDegreesListsOnlyTheModelsCoefficients) {
+  for (int d = 0; d <= 2; ++d) {
+    const std::string bytes = write_ply_bytes(random_model(2, d));
+    std::string expected = "ply\nformat binary_little_endian 1.0\nelement vertex 2\n";
+    for (const char* n : {"x", "y", "z", "nx", "ny", "nz", "f_dc_0", "f_dc_1", "f_dc_2"})
+      expected += std::string("property float ") + n + "\n";
+    for (int j = 0; j < 3 * sh_rest_count(d); ++j) expected += "property float f_rest_" + std::to_string(j) + "\n";
+    expected += "property float opacity\n";
+    for (int j = 0; j < 3; ++j) expected += "property float scale_" + std::to_string(j) + "\n";
+    for (int j = 0; j < 4; ++j) expected += "property float rot_" + std::to_string(j) + "\n";
+    expected += "end_header\n";
+    ASSERT_EQ(bytes.substr(0, expected.size()), expected) << "degree " << d;
+    EXPECT_EQ(bytes.size() - expected.size(), 2u * 4u * (17u + 3u * sh_rest_count(d))) << "degree " << d;
+  }
+  EXPECT_EQ(write_ply_bytes(random_model(1, 0)).find("f_rest_"), std::string::npos);
+}
+
 TEST(PlyWrite, RowSizePerDegree) {
   const std::size_t rows[] = {17 * 4, 26 * 4, 41 * 4, 62 * 4};
   for (int d = 0; d <= 3; ++d) {
