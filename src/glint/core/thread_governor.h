@@ -24,7 +24,7 @@ class ThreadGovernor {
     long min_period = 50;      // steps between a decision and the next probe ...
     long max_period = 6400;    // ... times 4 after every probe that lost, up to this
     double win_margin = 0.95;  // a probe wins when its median is below this x the other's
-    double abort = 1.5;        // a probe step above this x the current median loses at once
+    double abort = 1.25;       // a probe step above this x the current median loses at once
     double drift = 1.33;       // current median above this x the last decision's: probe now
   };
   // Chooses between 1 and max_threads (>= 1; 1 disables the probes).
