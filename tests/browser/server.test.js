@@ -2,7 +2,7 @@
 // served files is reachable, and Ctrl-C stops it cleanly.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, chmodSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
@@ -170,5 +170,32 @@ test('only its own files are served: traversal, listings and other methods are r
     assert.equal(signal, null);
     assert.equal(code, 0, s.output());
     assert.match(s.output(), /glint view: stopped/);
+  }
+});
+
+test('--open hands the page\'s URL to xdg-open, and without one says how to open it', async () => {
+  // A stand-in xdg-open that records its argument.
+  const bin = path.join(dir, 'bin');
+  const seen = path.join(dir, 'opened.txt');
+  rmSync(bin, { recursive: true, force: true });
+  mkdirSync(bin);
+  writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > '${seen}'\n`);
+  chmodSync(path.join(bin, 'xdg-open'), 0o755);
+  const v = await startView([model, '--open'], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  try {
+    for (let i = 0; i < 100 && !existsSync(seen); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(readFileSync(seen, 'utf8').trim(), v.url);
+  } finally {
+    assert.equal((await v.stop()).code, 0);
+  }
+  // No opener on PATH: the server still runs and says what to do.
+  const empty = path.join(dir, 'empty-bin');
+  mkdirSync(empty, { recursive: true });
+  const w = await startView([model, '--open'], { env: { ...process.env, PATH: empty } });
+  try {
+    for (let i = 0; i < 40 && !/xdg-open/.test(w.output()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(w.output(), /could not start xdg-open .* open http:\/\/127\.0\.0\.1:\d+\/ in a browser/);
+  } finally {
+    assert.equal((await w.stop()).code, 0);
   }
 });

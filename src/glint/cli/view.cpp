@@ -1,4 +1,10 @@
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>  // environ
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -26,6 +32,20 @@ bool is_camera_list(const std::string& path) {
   return first != std::string::npos && bytes[first] == '[';
 }
 
+// Opens the page with the desktop's opener (xdg-open, which honours $BROWSER), without
+// waiting for it; -1 when it could not be started, after saying so.
+pid_t open_in_browser(const std::string& url) {
+  const char* argv[] = {"xdg-open", url.c_str(), nullptr};
+  pid_t pid = -1;
+  const int err = posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv), ::environ);
+  if (err != 0) {
+    std::fprintf(stderr, "glint view: could not start xdg-open (%s); open %s in a browser\n", std::strerror(err),
+                 url.c_str());
+    return -1;
+  }
+  return pid;
+}
+
 }  // namespace
 
 void add_view(CLI::App& app) {
@@ -33,6 +53,7 @@ void add_view(CLI::App& app) {
     std::string model, cameras, lights;
     view::ServeOptions serve;
     DatasetFlags flags;
+    bool open = false;
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("view", "Serve a splat file to a live viewer page in the browser (WebGL2)");
@@ -41,6 +62,7 @@ void add_view(CLI::App& app) {
   sub->add_option("--lights", a->lights, "lights.json (as glint relight reads it), handed to the page");
   sub->add_option("--host", a->serve.host, "Address to bind (default 127.0.0.1: this machine only)");
   sub->add_option("--port", a->serve.port, "Port (0: any free port, printed)")->check(CLI::Range(0, 65535));
+  sub->add_flag("--open", a->open, "Open the page in the default browser (xdg-open) once it is served");
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
     // Everything is read and checked before the port is bound: a bad file never serves.
@@ -73,11 +95,14 @@ void add_view(CLI::App& app) {
     }
     site.add("/api/lights.json", lights, "application/json");
     site.add("/favicon.ico", "", "image/x-icon");  // browsers ask for it; an empty answer, not a 404
+    pid_t opener = -1;
     view::serve_until_signal(site, a->serve, [&](const std::string& url) {
       std::printf("glint view: %s (%s, %zu splats, %zu cameras); Ctrl-C to stop\n", url.c_str(), a->model.c_str(),
                   model.size(), cameras.size());
       std::fflush(stdout);
+      if (a->open) opener = open_in_browser(url);
     });
+    if (opener > 0) waitpid(opener, nullptr, WNOHANG);  // reaped if it has finished
     std::printf("glint view: stopped\n");
   });
 }

@@ -17,8 +17,8 @@ export function runGlint(args) {
 
 // Starts `glint view ...args --port PORT` (default 0: any free port) and resolves with its
 // URL once it prints it; rejects with what it printed if it exits first.
-export function startView(args, { timeoutMs = 60000, port = '0' } = {}) {
-  const proc = spawn(glintExe, ['view', ...args, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startView(args, { timeoutMs = 60000, port = '0', env = process.env } = {}) {
+  const proc = spawn(glintExe, ['view', ...args, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '', err = '';
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
