@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import { runGlint, startView } from './lib/glint.js';
 import { launchBrowser, openViewer, readTarget } from './lib/browser.js';
-import { readPng, readPfm, psnr } from './lib/images.js';
+import { readPng, readPfm, parityWithRender } from './lib/images.js';
 
 const [model, dataset] = process.argv.slice(2);
 const out = mkdtempSync(path.join(tmpdir(), 'glint-parity-'));
@@ -27,16 +27,8 @@ try {
     await page.evaluate(() => window.glintTest.render());
     const t = await readTarget(page);
     const png = readPng(file('.png')), alpha = readPfm(file('_alpha.pfm'));
-    const n = t.width * t.height;
-    const a = new Float32Array(n * 3), c = new Float32Array(n * 3), ap = new Float32Array(n);
-    for (let p = 0; p < n; ++p) {
-      for (let ch = 0; ch < 3; ++ch) {
-        a[3 * p + ch] = Math.round(Math.min(1, Math.max(0, t.rgba[4 * p + ch])) * 255) / 255;
-        c[3 * p + ch] = png.data[png.channels * p + ch];
-      }
-      ap[p] = t.rgba[4 * p + 3];
-    }
-    console.log(`${cams[i].name}: RGB ${psnr(a, c).toFixed(1)} dB, alpha ${psnr(ap, alpha.data).toFixed(1)} dB`);
+    const db = parityWithRender(t, png, alpha);
+    console.log(`${cams[i].name}: RGB ${db.rgb.toFixed(1)} dB, alpha ${db.alpha.toFixed(1)} dB`);
     ++k;
   }
   console.log(`${k} test views${errors.length ? '; page errors: ' + errors.join('; ') : ''}`);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { repoRoot, runGlint, startView } from './lib/glint.js';
 import { launchBrowser, openViewer, readTarget } from './lib/browser.js';
 import { randomSplats, writeSplatPly } from './lib/splat_ply.js';
-import { readPng, readPfm, psnr } from './lib/images.js';
+import { readPng, readPfm, parityWithRender } from './lib/images.js';
 
 const demo = path.join(repoRoot, 'data/demo');
 let dir, model, browser, server;
@@ -68,16 +68,7 @@ test('unlit parity: at dataset test cameras the page matches glint render (RGB, 
     assert.equal(t.width, png.width);
     assert.equal(t.height, png.height);
     const n = t.width * t.height;
-    const rgbPage = new Float32Array(n * 3), rgbCpu = new Float32Array(n * 3), aPage = new Float32Array(n);
-    for (let p = 0; p < n; ++p) {
-      for (let c = 0; c < 3; ++c) {
-        // the PNG holds the clamped colour rounded to 8 bits; so does the comparison
-        rgbPage[3 * p + c] = Math.round(Math.min(1, Math.max(0, t.rgba[4 * p + c])) * 255) / 255;
-        rgbCpu[3 * p + c] = png.data[png.channels * p + c];
-      }
-      aPage[p] = t.rgba[4 * p + 3];
-    }
-    const dbRgb = psnr(rgbPage, rgbCpu), dbAlpha = psnr(aPage, alpha.data);
+    const { rgb: dbRgb, alpha: dbAlpha } = parityWithRender(t, png, alpha);
     let covered = 0;
     for (let p = 0; p < n; ++p) covered += alpha.data[p] > 0.5 ? 1 : 0;
     console.log(`parity ${name}: RGB ${dbRgb.toFixed(1)} dB, alpha ${dbAlpha.toFixed(1)} dB, ` +

@@ -71,3 +71,18 @@ export function psnr(a, b) {
   const mse = se / a.length;
   return mse === 0 ? Infinity : 10 * Math.log10(1 / mse);
 }
+
+// PSNR of the page's float target against `glint render`'s PNG and alpha PFM: the colour
+// clamped and rounded to 8 bits as the PNG holds it, the alpha as it is.
+export function parityWithRender(target, png, alpha) {
+  const n = target.width * target.height;
+  const rgbPage = new Float32Array(n * 3), rgbCpu = new Float32Array(n * 3), aPage = new Float32Array(n);
+  for (let p = 0; p < n; ++p) {
+    for (let c = 0; c < 3; ++c) {
+      rgbPage[3 * p + c] = Math.round(Math.min(1, Math.max(0, target.rgba[4 * p + c])) * 255) / 255;
+      rgbCpu[3 * p + c] = png.data[png.channels * p + c];
+    }
+    aPage[p] = target.rgba[4 * p + 3];
+  }
+  return { rgb: psnr(rgbPage, rgbCpu), alpha: psnr(aPage, alpha.data) };
+}
