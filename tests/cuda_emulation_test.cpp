@@ -141,6 +141,17 @@ ModelGrad emulated_backward(const GaussianModel& m, const Camera& cam, const Ren
   return g;
 }
 
+// The reference tests' scene and camera (tests/raster_reference_test.cpp): SH degree 3,
+// the hard cases included, the principal point off centre.
+GaussianModel degree3_scene(int n, std::uint64_t seed) {
+  GaussianModel m = test::random_scene(n, seed);
+  m.sh_degree = 3;
+  return m;
+}
+Camera off_centre_camera(int w, int h) {
+  return test::look_at(w, h, 0.9 * w, {0, -3, 0.5}, {0, 0, 0}, w * 0.47, h * 0.55);
+}
+
 }  // namespace
 
 TEST(CudaEmulation, SharedMemoryAndBarriersPerBlock) {
@@ -189,10 +200,9 @@ TEST(CudaProjectKernel, RadiiAndTileCountsMatchTheCpuBackend) {
 // The whole emulated forward against the double-precision reference, with the tolerances
 // the CPU backend is held to (tests/raster_reference_test.cpp), and against the CPU backend.
 TEST(CudaForward, EmulatedColourAndAlphaMatchTheReference) {
-  GaussianModel m = test::random_scene(1500, 4321);
-  m.sh_degree = 3;
   const int W = 61, H = 45;
-  const Camera cam = test::look_at(W, H, 0.9 * W, {0, -3, 0.5}, {0, 0, 0}, W * 0.47, H * 0.55);
+  const GaussianModel m = degree3_scene(1500, 4321);
+  const Camera cam = off_centre_camera(W, H);
   RenderSettings rs;
   rs.background[0] = 0.2f;
   rs.background[2] = 1.f;
@@ -213,10 +223,9 @@ TEST(CudaForward, EmulatedColourAndAlphaMatchTheReference) {
 // tolerances the CPU backend's backward is held to), and deterministic: a second run gives
 // the same bits.
 TEST(CudaBackward, EmulatedGradientsMatchTheReference) {
-  GaussianModel m = test::random_scene(800, 2468);
-  m.sh_degree = 3;
   const int W = 45, H = 35;
-  const Camera cam = test::look_at(W, H, 0.9 * W, {0, -3, 0.5}, {0, 0, 0}, W * 0.47, H * 0.55);
+  const GaussianModel m = degree3_scene(800, 2468);
+  const Camera cam = off_centre_camera(W, H);
   RenderSettings rs;
   rs.background[0] = 0.3f;
   rs.want_alpha = true;
