@@ -9,7 +9,7 @@ std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda"}; }
 bool backend_available(const std::string& name, std::string* why) {
   if (name == "cpu" || name == "auto") return true;
   if (name == "cuda") {
-    // A CUDA build registers itself here; this build was configured without the toolkit.
+    // No CUDA backend class exists yet (backend/cuda/ holds its kernels), so no build has it.
     if (why) *why = "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
     return false;
   }
