@@ -9,6 +9,7 @@
 
 #include "glint/core/camera.h"
 #include "glint/core/gaussians.h"
+#include "glint/backend/render_outputs.h"
 #include "glint/core/image.h"
 
 namespace glint {
@@ -16,12 +17,10 @@ namespace glint {
 struct RenderSettings {
   float background[3] = {0.f, 0.f, 0.f};  // composited under the RGB (not under other outputs)
   int sh_degree = -1;                     // active SH degree; -1: the model's sh_degree
-  bool want_alpha = true;                 // 1 - final transmittance
-  bool want_depth = false;                // expected view-space depth, normalised by alpha
-  bool want_median_depth = false;         // depth where transmittance first falls below 0.5
-  bool want_normal = false;               // blended world-space normals (not normalised)
-  bool want_count = false;                // number of splats blended into each pixel
-  bool want_distortion = false;           // depth distortion sum_ij w_i w_j |z_i - z_j|
+  // want_alpha, want_depth, ...: one flag per row of backend/render_outputs.h
+#define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) bool want_##name = on;
+  GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
   bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
   // Backward: also fill ModelGrad::mean2d_abs (AbsGS's densification statistic). Off, it is
   // left empty: its per-pixel absolute values are a noticeable part of the backward, and
@@ -43,13 +42,12 @@ class ForwardState {
 };
 
 struct RenderOutput {
-  ImageF rgb;           // [H,W,3] colour over the background
-  ImageF alpha;         // [H,W,1] (empty unless want_alpha)
-  ImageF depth;         // [H,W,1] expected depth, 0 where alpha is 0 (empty unless want_depth)
-  ImageF median_depth;  // [H,W,1] 0 where transmittance never falls below 0.5
-  ImageF normal;        // [H,W,3] sum of w_i n_i, world space, each n_i facing the camera
-  ImageF count;         // [H,W,1] splats blended per pixel
-  ImageF distortion;    // [H,W,1] sum over pairs of blended splats of w_i w_j |z_i - z_j|
+  ImageF rgb;  // [H,W,3] colour over the background
+  // alpha, depth, ...: one image per row of backend/render_outputs.h, [H,W,channels];
+  // empty unless its want_ flag was set
+#define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) ImageF name;
+  GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
   // Per splat: 0 when culled for this camera, else the half extent of its screen-space
   // footprint in pixels (rounded up). The trainer uses radii > 0 as "visible".
   std::vector<int> radii;
@@ -62,12 +60,67 @@ struct RenderOutput {
 // A gradient for an output that forward did not produce is an error.
 struct RenderGradIn {
   const float* d_rgb = nullptr;
-  const float* d_alpha = nullptr;
-  const float* d_depth = nullptr;
-  const float* d_median_depth = nullptr;
-  const float* d_normal = nullptr;
-  const float* d_distortion = nullptr;
+  // d_alpha, d_depth, ...: one per row of backend/render_outputs.h that has a gradient
+#define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) \
+  GLINT_RENDER_OUTPUT_IF_##gradient(const float* d_##name = nullptr;)
+  GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
 };
+
+// The table's rows by number, for code that treats every output alike (allocation, checks,
+// argument blocks). grad_of is null for an output without a gradient.
+inline bool wants(const RenderSettings& s, aov::Id id) {
+  switch (id) {
+#define GLINT_X(name, ...) \
+  case aov::name:          \
+    return s.want_##name;
+    GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
+  }
+  return false;
+}
+inline void set_want(RenderSettings& s, aov::Id id, bool on) {
+  switch (id) {
+#define GLINT_X(name, ...) \
+  case aov::name:          \
+    s.want_##name = on;    \
+    return;
+    GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
+  }
+}
+inline ImageF& image_of(RenderOutput& o, aov::Id id) {
+  switch (id) {
+#define GLINT_X(name, ...) \
+  case aov::name:          \
+    return o.name;
+    GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
+  }
+  return o.rgb;  // unreachable: every Id has a case
+}
+inline const ImageF& image_of(const RenderOutput& o, aov::Id id) { return image_of(const_cast<RenderOutput&>(o), id); }
+inline const float* grad_of(const RenderGradIn& g, aov::Id id) {
+  switch (id) {
+#define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) \
+  case aov::name:                                                         \
+    GLINT_RENDER_OUTPUT_IF_##gradient(return g.d_##name;) return nullptr;
+    GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
+  }
+  return nullptr;
+}
+// Sets d_NAME of an output with a gradient; false (and nothing set) for one without.
+inline bool set_grad(RenderGradIn& g, aov::Id id, const float* d) {
+  switch (id) {
+#define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) \
+  case aov::name:                                                         \
+    GLINT_RENDER_OUTPUT_IF_##gradient(g.d_##name = d; return true;) return false;
+    GLINT_RENDER_OUTPUTS(GLINT_X)
+#undef GLINT_X
+  }
+  return false;
+}
 
 // Gradients of the loss, same layout as GaussianModel. Backward resizes and overwrites.
 struct ModelGrad {

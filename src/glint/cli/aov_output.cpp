@@ -29,9 +29,9 @@ ImageF depth_visual(const ImageF& depth) {
   return v;
 }
 
-// Distortion as grey: 0 black, the 99th percentile of the nonzero values and above white
-// (a few pixels along depth edges would otherwise make the rest black).
-ImageF distortion_visual(const ImageF& d) {
+// A non-negative quantity as grey: 0 black, the 99th percentile of the nonzero values and
+// above white (a few pixels along depth edges would otherwise make the rest black).
+ImageF magnitude_visual(const ImageF& d) {
   std::vector<float> v;
   for (float x : d.data)
     if (x > 0) v.push_back(x);
@@ -44,7 +44,7 @@ ImageF distortion_visual(const ImageF& d) {
   return out;
 }
 
-// Unit normals as colour (n + 1) / 2; zero (no surface) stays black.
+// Unit vectors as colour (n + 1) / 2; zero (no surface) stays black.
 ImageF normal_visual(const ImageF& n) {
   ImageF v(n.width, n.height, 3);
   for (std::size_t p = 0; p < n.data.size() / 3; ++p) {
@@ -70,33 +70,42 @@ ImageF unit_normals(const ImageF& n) {
 
 }  // namespace
 
+std::vector<std::string> aov_names() {
+  std::vector<std::string> n{"rgb"};
+  for (const aov::Info& o : aov::kInfo) n.push_back(o.name);
+  n.push_back("depth_normal");
+  return n;
+}
+
 AovSet parse_aovs(const std::vector<std::string>& names) {
   AovSet a;
   for (const std::string& n : names) {
     if (n == "rgb") a.rgb = true;
-    if (n == "alpha") a.alpha = true;
-    if (n == "depth") a.depth = true;
-    if (n == "median_depth") a.median_depth = true;
-    if (n == "normal") a.normal = true;
     if (n == "depth_normal") a.depth_normal = true;
-    if (n == "distortion") a.distortion = true;
+    for (int i = 0; i < aov::kCount; ++i)
+      if (n == aov::kInfo[i].name) a.output[i] = true;
   }
   return a;
+}
+
+void set_wanted_outputs(const AovSet& a, RenderSettings& rs) {
+  for (int i = 0; i < aov::kCount; ++i) set_want(rs, aov::Id(i), a.output[i]);
+  if (a.depth_normal) {
+    rs.want_alpha = true;
+    rs.want_depth = true;
+  }
 }
 
 std::vector<std::string> aov_files(const AovSet& a, const std::string& s) {
   std::vector<std::string> f;
   if (a.rgb) f.push_back(s + ".png");
-  auto both = [&](const char* suffix) {
-    f.push_back(s + suffix + ".png");
-    f.push_back(s + suffix + ".pfm");
+  auto both = [&](const std::string& name) {
+    f.push_back(s + "_" + name + ".png");
+    f.push_back(s + "_" + name + ".pfm");
   };
-  if (a.alpha) both("_alpha");
-  if (a.depth) both("_depth");
-  if (a.median_depth) both("_median_depth");
-  if (a.normal) both("_normal");
-  if (a.depth_normal) both("_depth_normal");
-  if (a.distortion) both("_distortion");
+  for (int i = 0; i < aov::kCount; ++i)
+    if (a.output[i]) both(aov::kInfo[i].name);
+  if (a.depth_normal) both("depth_normal");
   return f;
 }
 
@@ -105,32 +114,37 @@ void write_aovs(const AovSet& a, const std::string& dir, const std::string& s, c
   auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
   auto png = [&](const std::string& name, const ImageF& img) { write_file_atomic(path(name), encode_png(to_image8(img))); };
   if (a.rgb) png(s + ".png", o.rgb);
-  if (a.alpha) {
-    png(s + "_alpha.png", o.alpha);
-    write_pfm(path(s + "_alpha.pfm"), o.alpha);
-  }
-  if (a.depth) {
-    png(s + "_depth.png", depth_visual(o.depth));
-    write_pfm(path(s + "_depth.pfm"), o.depth);
-  }
-  if (a.median_depth) {
-    png(s + "_median_depth.png", depth_visual(o.median_depth));
-    write_pfm(path(s + "_median_depth.pfm"), o.median_depth);
-  }
-  if (a.normal) {
-    ImageF n = unit_normals(o.normal);
-    png(s + "_normal.png", normal_visual(n));
-    write_pfm(path(s + "_normal.pfm"), n);
+  for (int i = 0; i < aov::kCount; ++i) {
+    if (!a.output[i]) continue;
+    const aov::Info& info = aov::kInfo[i];
+    const std::string stem = s + "_" + info.name;
+    const ImageF& img = image_of(o, aov::Id(i));
+    switch (info.look) {
+      case aov::Look::opacity:
+        png(stem + ".png", img);
+        write_pfm(path(stem + ".pfm"), img);
+        break;
+      case aov::Look::depth:
+        png(stem + ".png", depth_visual(img));
+        write_pfm(path(stem + ".pfm"), img);
+        break;
+      case aov::Look::direction: {
+        ImageF n = unit_normals(img);
+        png(stem + ".png", normal_visual(n));
+        write_pfm(path(stem + ".pfm"), n);
+        break;
+      }
+      case aov::Look::magnitude:
+        png(stem + ".png", magnitude_visual(img));
+        write_pfm(path(stem + ".pfm"), img);
+        break;
+    }
   }
   if (a.depth_normal) {
     ImageF filtered = joint_bilateral_depth(o.depth, o.rgb, &o.alpha, filter);
     ImageF n = world_normals_from_depth(camera, filtered, &o.alpha);
     png(s + "_depth_normal.png", normal_visual(n));
     write_pfm(path(s + "_depth_normal.pfm"), n);
-  }
-  if (a.distortion) {
-    png(s + "_distortion.png", distortion_visual(o.distortion));
-    write_pfm(path(s + "_distortion.pfm"), o.distortion);
   }
 }
 

@@ -34,11 +34,13 @@ void add_render(CLI::App& app) {
       ->check(CLI::IsMember({"train", "test", "all"}));
   sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
   sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
+  std::string aov_list;
+  for (const std::string& n : aov_names()) aov_list += (aov_list.empty() ? "" : ", ") + n;
   sub->add_option("--aov", a->aovs,
-                  "Outputs, comma separated: rgb, alpha, depth, median_depth, normal, depth_normal, distortion "
-                  "(PNG visualisations; float data as PFM for all but rgb)")
+                  "Outputs, comma separated: " + aov_list +
+                      " (PNG visualisations; float data as PFM for all but rgb)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"rgb", "alpha", "depth", "median_depth", "normal", "depth_normal", "distortion"}));
+      ->check(CLI::IsMember(aov_names()));
   sub->add_option("--depth-sigma-px", a->filter.sigma_spatial_px, "depth_normal: spatial sigma of the bilateral filter (px)");
   sub->add_option("--depth-sigma-color", a->filter.sigma_range, "depth_normal: colour sigma of the bilateral filter");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
@@ -58,11 +60,7 @@ void add_render(CLI::App& app) {
     for (int c = 0; c < 3; ++c) rs.background[c] = src.background[static_cast<std::size_t>(c)];
     rs.sh_degree = a->sh_degree;
     rs.antialiased = a->antialiased;
-    rs.want_alpha = aov.alpha || aov.depth_normal;
-    rs.want_depth = aov.depth || aov.depth_normal;
-    rs.want_median_depth = aov.median_depth;
-    rs.want_normal = aov.normal;
-    rs.want_distortion = aov.distortion;
+    set_wanted_outputs(aov, rs);
     Progress progress("render", static_cast<long>(src.cameras.size()));
     RenderOutput o;  // reused from camera to camera
     for (std::size_t i = 0; i < src.cameras.size(); ++i) {

@@ -167,9 +167,10 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
       st->height != camera.height)
     throw Error("rasterizer backward: model or camera differ from the forward pass");
-  if ((gin.d_depth && !st->settings.want_depth) || (gin.d_median_depth && !st->settings.want_median_depth) ||
-      (gin.d_normal && !st->settings.want_normal) || (gin.d_distortion && !st->settings.want_distortion))
-    throw Error("rasterizer backward: gradient given for an output that forward did not render");
+  for (int i = 0; i < aov::kCount; ++i)
+    if (grad_of(gin, aov::Id(i)) && !wants(st->settings, aov::Id(i)))
+      throw Error("rasterizer backward: a gradient for " + std::string(aov::kInfo[i].name) +
+                  ", which the forward did not render");
   (void)settings;
   grad.resize(st->n, st->settings.want_mean2d_abs);
   threads_ = threads();

@@ -70,9 +70,10 @@ struct CpuForwardState final : ForwardState {
   std::vector<std::uint32_t> tile_order;  // [tiles] the order threads take the tiles in
   std::vector<std::uint64_t> tile_keys;   // scratch
 
-  // blend -> backward_tiles: per-pixel state, each from a 64-byte boundary (line_aligned)
-  std::vector<float> T_final, C_final, S_final, N_final, L_final, R_final;
-  std::vector<std::int32_t> median_inst;
+  // blend -> backward_tiles: per-pixel state, each from a 64-byte boundary (line_aligned):
+  // transmittance, colour, and what each wanted output saves (TileForwardArgs::saved)
+  std::vector<float> T_final, C_final;
+  std::vector<float> saved[aov::kCount];
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   std::vector<std::uint32_t> tile_stop;    // [tiles] where each tile's blend ended
   std::vector<std::atomic<int>> band_done;  // [tiles_y] scratch: tiles blended per band (compose)

@@ -4,6 +4,7 @@
 // same code and reach the same decisions.
 // No include guard on purpose.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -509,8 +510,9 @@ inline vf group_of_rows(v4f r0, v4f r1) { return __builtin_shufflevector(r0, r1,
 
 template <unsigned F>
 void forward_impl(const TileForwardArgs& a, int tile) {
-  constexpr bool kDepth = F & kFlagDepth, kMedian = F & kFlagMedian, kNormal = F & kFlagNormal,
-                 kCount = F & kFlagCount, kDist = F & kFlagDistortion;
+  constexpr bool kDepth = F & aov::kernel_flag(aov::depth), kMedian = F & aov::kernel_flag(aov::median_depth),
+                 kNormal = F & aov::kernel_flag(aov::normal), kCount = F & aov::kernel_flag(aov::count),
+                 kDist = F & aov::kernel_flag(aov::distortion);
   const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
@@ -604,23 +606,25 @@ void forward_impl(const TileForwardArgs& a, int tile) {
         a.C_final[3 * pix + 2] = Cb[gi][l];
       }
       if constexpr (kDepth) {
-        a.S_final[pix] = S[gi][l];
-        a.depth[pix] = al > 0.f ? S[gi][l] / al : 0.f;
+        a.saved[aov::depth][pix] = S[gi][l];
+        a.out[aov::depth][pix] = al > 0.f ? S[gi][l] / al : 0.f;
       }
       if constexpr (kDist) {
-        a.L_final[pix] = a.distortion[pix] = Dh[gi][l] + Dh[gi][l];
-        a.R_final[pix] = R[gi][l];
+        a.saved[aov::distortion][2 * pix] = a.out[aov::distortion][pix] = Dh[gi][l] + Dh[gi][l];
+        a.saved[aov::distortion][2 * pix + 1] = R[gi][l];
       }
       if constexpr (kMedian) {
-        a.median[pix] = Med[gi][l];
-        a.median_inst[pix] = MedI[gi][l];
+        a.out[aov::median_depth][pix] = Med[gi][l];
+        a.saved[aov::median_depth][pix] = std::bit_cast<float>(MedI[gi][l]);
       }
       if constexpr (kNormal) {
-        a.N_final[3 * pix] = a.normal[3 * pix] = Nx[gi][l];
-        a.N_final[3 * pix + 1] = a.normal[3 * pix + 1] = Ny[gi][l];
-        a.N_final[3 * pix + 2] = a.normal[3 * pix + 2] = Nz[gi][l];
+        float* nrm = a.out[aov::normal];
+        float* nsv = a.saved[aov::normal];
+        nsv[3 * pix] = nrm[3 * pix] = Nx[gi][l];
+        nsv[3 * pix + 1] = nrm[3 * pix + 1] = Ny[gi][l];
+        nsv[3 * pix + 2] = nrm[3 * pix + 2] = Nz[gi][l];
       }
-      if constexpr (kCount) a.count[pix] = Cnt[gi][l];
+      if constexpr (kCount) a.out[aov::count][pix] = Cnt[gi][l];
     }
   }
 }
@@ -668,8 +672,8 @@ inline void store_record(float* rec, vf lo, vf hi) {
 
 template <unsigned F>
 void backward_impl(const TileBackwardArgs& a, int tile) {
-  constexpr bool kDepth = F & kFlagDepth, kMedian = F & kFlagMedian, kNormal = F & kFlagNormal,
-                 kDist = F & kFlagDistortion;
+  constexpr bool kDepth = F & aov::kernel_flag(aov::depth), kMedian = F & aov::kernel_flag(aov::median_depth),
+                 kNormal = F & aov::kernel_flag(aov::normal), kDist = F & aov::kernel_flag(aov::distortion);
   const int tx = tile % a.tiles_x, ty = tile / a.tiles_x;
   const int x0 = tx * TS, y0 = ty * TS;
   const int ncols = std::min(TS, a.width - x0), nrows = std::min(TS, a.height - y0);
@@ -715,7 +719,7 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
           load_rgb4(a.d_rgb + 3 * pix, gr[h], gg[h], gb[h]);
         else
           gr[h] = gg[h] = gb[h] = bc4(0.f);
-        da[h] = a.d_alpha ? load4(a.d_alpha + pix) : bc4(0.f);
+        da[h] = a.d_out[aov::alpha] ? load4(a.d_out[aov::alpha] + pix) : bc4(0.f);
       }
       T[gi] = bc(1.f);
       Tf[gi] = group_of_rows(t[0], t[1]);
@@ -739,34 +743,37 @@ void backward_impl(const TileBackwardArgs& a, int tile) {
         gG[gi][l] = gg;
         gB[gi][l] = gb;
         // rgb = C + T bg and alpha = 1 - T: the alpha channel A = sum w carries both
-        float ga = ld(a.d_alpha, pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
+        float ga = ld(a.d_out[aov::alpha], pix) - (gr * a.bg[0] + gg * a.bg[1] + gb * a.bg[2]);
         const float al = 1.f - a.T_final[pix];
         if constexpr (kDist) {
-          FL2[gi][l] = a.L_final[pix] + a.L_final[pix];
-          FR[gi][l] = a.R_final[pix];
-          gL[gi][l] = ld(a.d_distortion, pix);
+          const float* dsv = a.saved[aov::distortion];
+          FL2[gi][l] = dsv[2 * pix] + dsv[2 * pix];
+          FR[gi][l] = dsv[2 * pix + 1];
+          gL[gi][l] = ld(a.d_out[aov::distortion], pix);
         }
         if constexpr (kDepth) {
-          FS[gi][l] = a.S_final[pix];
-          const float gd = ld(a.d_depth, pix);
+          FS[gi][l] = a.saved[aov::depth][pix];
+          const float gd = ld(a.d_out[aov::depth], pix);
           if (al > 0.f) {  // depth = S / A
-            const float D = a.S_final[pix] / al;
+            const float D = a.saved[aov::depth][pix] / al;
             gS[gi][l] = gd / al;
             ga -= gd * D / al;
           }
         }
         gA[gi][l] = ga;
         if constexpr (kMedian) {
-          gM[gi][l] = ld(a.d_median, pix);
-          MedI[gi][l] = a.median_inst[pix];
+          gM[gi][l] = ld(a.d_out[aov::median_depth], pix);
+          MedI[gi][l] = std::bit_cast<std::int32_t>(a.saved[aov::median_depth][pix]);
         }
         if constexpr (kNormal) {
-          FNx[gi][l] = a.N_final[3 * pix];
-          FNy[gi][l] = a.N_final[3 * pix + 1];
-          FNz[gi][l] = a.N_final[3 * pix + 2];
-          gNx[gi][l] = ld(a.d_normal, 3 * pix);
-          gNy[gi][l] = ld(a.d_normal, 3 * pix + 1);
-          gNz[gi][l] = ld(a.d_normal, 3 * pix + 2);
+          const float* nsv = a.saved[aov::normal];
+          const float* gn = a.d_out[aov::normal];
+          FNx[gi][l] = nsv[3 * pix];
+          FNy[gi][l] = nsv[3 * pix + 1];
+          FNz[gi][l] = nsv[3 * pix + 2];
+          gNx[gi][l] = ld(gn, 3 * pix);
+          gNy[gi][l] = ld(gn, 3 * pix + 1);
+          gNz[gi][l] = ld(gn, 3 * pix + 2);
         }
       }
     }
@@ -899,6 +906,7 @@ void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) {
 // too: writing them from the tiles made the blend pay for that false sharing.
 void compose_rows(const TileForwardArgs& a, int y0, int y1) {
   const std::size_t W = std::size_t(a.width);
+  float* const alpha = a.out[aov::alpha];
   // four interleaved pixels: t0 t0 t0 t1 | t1 t1 t2 t2 | t2 t3 t3 t3 against the channels
   const v4f bgA = {a.bg[0], a.bg[1], a.bg[2], a.bg[0]}, bgB = {a.bg[1], a.bg[2], a.bg[0], a.bg[1]},
             bgC = {a.bg[2], a.bg[0], a.bg[1], a.bg[2]}, one = bc4(1.f);
@@ -915,13 +923,13 @@ void compose_rows(const TileForwardArgs& a, int y0, int y1) {
       store4(a.rgb + 3 * pix, c0 + __builtin_shufflevector(t, t, 0, 0, 0, 1) * bgA);
       store4(a.rgb + 3 * pix + 4, c1 + __builtin_shufflevector(t, t, 1, 1, 2, 2) * bgB);
       store4(a.rgb + 3 * pix + 8, c2 + __builtin_shufflevector(t, t, 2, 3, 3, 3) * bgC);
-      if (a.alpha) store4(a.alpha + pix, one - t);
+      if (alpha) store4(alpha + pix, one - t);
     }
     for (; x < W; ++x) {
       const std::size_t pix = row + x;
       const float t = a.T_final[pix];
       for (int c = 0; c < 3; ++c) a.rgb[3 * pix + std::size_t(c)] = a.C_final[3 * pix + std::size_t(c)] + t * a.bg[c];
-      if (a.alpha) a.alpha[pix] = 1.f - t;
+      if (alpha) alpha[pix] = 1.f - t;
     }
   }
 }

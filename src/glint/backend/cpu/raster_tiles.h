@@ -5,6 +5,8 @@
 // for three targets, and each exports its entries as one table, splat_kernels.h).
 #include <cstdint>
 
+#include "glint/backend/render_outputs.h"
+
 namespace glint::cpu {
 
 struct alignas(64) SplatPacked {
@@ -19,15 +21,10 @@ struct alignas(64) SplatPacked {
 };
 static_assert(sizeof(SplatPacked) == 64);
 
+// The tile kernels' flags: bit aov::kernel_flag(id) set when output id is wanted
+// (backend/render_outputs.h). Each flag combination is a build of the kernel of its own.
 // The bits backward reads come first, so `flags & kBackwardFlags` indexes its table.
-enum TileFlags : unsigned {
-  kFlagDepth = 1u,       // expected depth (S = sum w z)
-  kFlagMedian = 2u,      // median depth
-  kFlagNormal = 4u,      // blended normals
-  kFlagDistortion = 8u,  // depth distortion
-  kFlagCount = 16u,      // per-pixel count (forward only)
-};
-inline constexpr unsigned kForwardFlags = 31u, kBackwardFlags = 15u;
+inline constexpr unsigned kForwardFlags = aov::kForwardKernelFlags, kBackwardFlags = aov::kBackwardKernelFlags;
 
 // Per (tile, splat) gradient record: sums over the tile's pixels, which the VJP adds up over
 // the splat's tiles. The first six are render::AlphaMoments (p, p dx, p dy, p dx^2, p dx dy,
@@ -46,22 +43,18 @@ struct TileForwardArgs {
   const std::uint32_t* tile_offsets;  // [tiles + 1]
   int width, height, tiles_x;
   float bg[3];
-  // outputs, [H*W*C]; null when not wanted
-  float* rgb;    // written by compose_rows after the tiles, not by forward_tile
-  float* alpha;  // likewise
-  float* depth;
-  float* median;
-  float* normal;
-  float* count;
-  float* distortion;
+  // outputs, [H*W*C]; null when not wanted. rgb and the outputs of source `final` (alpha)
+  // are written by compose_rows after the tiles, the others by forward_tile.
+  float* rgb;
+  float* out[aov::kCount];
   // state saved for backward, [H*W*C]
   float* T_final;
   float* C_final;
-  float* S_final;   // kFlagDepth
-  float* N_final;   // kFlagNormal
-  float* L_final;   // kFlagDistortion: the distortion
-  float* R_final;   // kFlagDistortion: sum w (z - z of the pixel's first blended splat)
-  std::int32_t* median_inst;  // kFlagMedian: instance index of the median step, -1 if none
+  // [H*W*saved_words] per output (null when it saves nothing or is not wanted):
+  //   depth: S = sum w z;  normal: sum w n (the output itself);  distortion: the
+  //   distortion, then R = sum w (z - z of the pixel's first blended splat);
+  //   median_depth: the instance index of the median step (int32 bits), -1 if none
+  float* saved[aov::kCount];
   // [instances] bit gi (a lane group of the tile, row-major) set where the instance's step
   // on that group blended or stopped a pixel; written up to tile_stop only
   std::uint32_t* inst_groups;
@@ -78,18 +71,10 @@ struct TileBackwardArgs {
   float bg[3];
   const float* T_final;
   const float* C_final;
-  const float* S_final;
-  const float* N_final;
-  const float* L_final;
-  const float* R_final;
-  const std::int32_t* median_inst;
+  const float* saved[aov::kCount];  // as TileForwardArgs::saved
   // upstream gradients (null = zero)
   const float* d_rgb;
-  const float* d_alpha;
-  const float* d_depth;
-  const float* d_median;
-  const float* d_normal;
-  const float* d_distortion;
+  const float* d_out[aov::kCount];
   const std::uint32_t* inst_groups;  // from the forward: the only groups backward replays
   const std::uint32_t* tile_stop;    // from the forward: instances past it get zero records
   const std::uint32_t* inst_slot;  // [instances] where instance p's record goes (splat-major)

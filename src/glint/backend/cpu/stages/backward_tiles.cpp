@@ -19,17 +19,13 @@ void backward_tiles(const CpuForwardState& st, const RenderGradIn& gin, const st
   for (int c = 0; c < 3; ++c) ba.bg[c] = st.settings.background[c];
   ba.T_final = line_aligned(st.T_final);
   ba.C_final = line_aligned(st.C_final);
-  ba.S_final = st.settings.want_depth ? line_aligned(st.S_final) : nullptr;
-  ba.N_final = st.settings.want_normal ? line_aligned(st.N_final) : nullptr;
-  ba.L_final = st.settings.want_distortion ? line_aligned(st.L_final) : nullptr;
-  ba.R_final = st.settings.want_distortion ? line_aligned(st.R_final) : nullptr;
-  ba.median_inst = st.settings.want_median_depth ? line_aligned(st.median_inst) : nullptr;
   ba.d_rgb = gin.d_rgb;
-  ba.d_alpha = gin.d_alpha;
-  ba.d_depth = gin.d_depth;
-  ba.d_median = gin.d_median_depth;
-  ba.d_normal = gin.d_normal;
-  ba.d_distortion = gin.d_distortion;
+  for (int i = 0; i < aov::kCount; ++i) {
+    const aov::Id id = aov::Id(i);
+    const bool kept = wants(st.settings, id) && aov::info(id).saved_words > 0;
+    ba.saved[i] = kept ? line_aligned(st.saved[i]) : nullptr;
+    ba.d_out[i] = grad_of(gin, id);
+  }
   ba.inst_slot = inst_slot;
   ba.inst_groups = st.inst_groups.data();
   ba.tile_stop = st.tile_stop.data();

@@ -28,21 +28,6 @@ void blend(CpuForwardState& st, RenderOutput& out, int threads) {
   const int W = st.width, H = st.height, ntiles = st.tiles_x * st.tiles_y;
   const std::uint64_t total = st.num_instances;
   const std::size_t P = std::size_t(W) * std::size_t(H);
-  output_image(out.rgb, true, W, H, 3);
-  output_image(out.alpha, settings.want_alpha, W, H, 1);
-  output_image(out.depth, settings.want_depth, W, H, 1);
-  output_image(out.median_depth, settings.want_median_depth, W, H, 1);
-  output_image(out.normal, settings.want_normal, W, H, 3);
-  output_image(out.count, settings.want_count, W, H, 1);
-  output_image(out.distortion, settings.want_distortion, W, H, 1);
-  float* T_final = line_aligned(st.T_final, P);
-  float* C_final = line_aligned(st.C_final, 3 * P);
-  float* S_final = settings.want_depth ? line_aligned(st.S_final, P) : nullptr;
-  float* N_final = settings.want_normal ? line_aligned(st.N_final, 3 * P) : nullptr;
-  float* L_final = settings.want_distortion ? line_aligned(st.L_final, P) : nullptr;
-  float* R_final = settings.want_distortion ? line_aligned(st.R_final, P) : nullptr;
-  std::int32_t* median_inst = settings.want_median_depth ? line_aligned(st.median_inst, P) : nullptr;
-
   TileForwardArgs fa{};
   fa.splats = st.packed.data();
   fa.inst_splat = st.inst_splat.data();
@@ -51,20 +36,19 @@ void blend(CpuForwardState& st, RenderOutput& out, int threads) {
   fa.height = H;
   fa.tiles_x = st.tiles_x;
   for (int c = 0; c < 3; ++c) fa.bg[c] = settings.background[c];
+  output_image(out.rgb, true, W, H, 3);
   fa.rgb = out.rgb.data.data();
-  fa.alpha = settings.want_alpha ? out.alpha.data.data() : nullptr;
-  fa.depth = settings.want_depth ? out.depth.data.data() : nullptr;
-  fa.median = settings.want_median_depth ? out.median_depth.data.data() : nullptr;
-  fa.normal = settings.want_normal ? out.normal.data.data() : nullptr;
-  fa.count = settings.want_count ? out.count.data.data() : nullptr;
-  fa.distortion = settings.want_distortion ? out.distortion.data.data() : nullptr;
-  fa.T_final = T_final;
-  fa.C_final = C_final;
-  fa.S_final = S_final;
-  fa.N_final = N_final;
-  fa.L_final = L_final;
-  fa.R_final = R_final;
-  fa.median_inst = median_inst;
+  fa.T_final = line_aligned(st.T_final, P);
+  fa.C_final = line_aligned(st.C_final, 3 * P);
+  for (int i = 0; i < aov::kCount; ++i) {
+    const aov::Id id = aov::Id(i);
+    const bool want = wants(settings, id);
+    ImageF& img = image_of(out, id);
+    output_image(img, want, W, H, aov::info(id).channels);
+    fa.out[i] = want ? img.data.data() : nullptr;
+    const int words = aov::info(id).saved_words;
+    fa.saved[i] = want && words > 0 ? line_aligned(st.saved[i], std::size_t(words) * P) : nullptr;
+  }
   fa.inst_groups = grow(st.inst_groups, std::max<std::uint64_t>(1, total));
   fa.tile_stop = grow(st.tile_stop, std::size_t(ntiles));
   const unsigned flags = st.flags;

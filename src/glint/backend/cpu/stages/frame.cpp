@@ -17,9 +17,9 @@ void frame(CpuForwardState& st, const GaussianModel& model, const Camera& camera
   const int TS = render::kTileSize;
   st.settings = settings;
   st.sh_degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
-  st.flags = (settings.want_depth ? kFlagDepth : 0u) | (settings.want_median_depth ? kFlagMedian : 0u) |
-             (settings.want_normal ? kFlagNormal : 0u) | (settings.want_count ? kFlagCount : 0u) |
-             (settings.want_distortion ? kFlagDistortion : 0u);
+  st.flags = 0;
+  for (int i = 0; i < aov::kCount; ++i)
+    if (wants(settings, aov::Id(i))) st.flags |= aov::kernel_flag(aov::Id(i));
   st.n = model.size();
   st.model_means = model.means.data();
   st.width = camera.width;
