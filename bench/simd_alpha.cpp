@@ -11,6 +11,7 @@
 
 #define GLINT_CPU_ISA bench_simd
 #define GLINT_RENDER_NS bench_simd
+#define GLINT_LANES_NS lanes_bench_simd
 #include "glint/backend/cpu/raster_kernels_impl.h"
 
 #include <hwy/highway.h>
@@ -71,6 +72,7 @@ void make_scene(int ngroups, std::vector<SplatPacked>& splats, std::vector<Group
 
 Sums run_gcc_vector(const std::vector<SplatPacked>& splats, const std::vector<Group>& groups) {
   using namespace glint::cpu::bench_simd;
+  using namespace glint::cpu;
   vf acc = bc(0.f);
   long cand = 0;
   for (const Group& g : groups) {

@@ -40,74 +40,9 @@ inline int group_of(int r, int c) { return (r / QH) * GROUPS + c / QW; }
 inline int lane_of(int r, int c) { return (r % QH) * QW + c % QW; }
 constexpr std::uint32_t kPrefetch = 8;  // splats are read in depth order, scattered in memory
 
-// Eight pixels of a tile row as one GCC/Clang vector (one AVX register, two SSE ones).
-typedef float vf __attribute__((vector_size(32)));
-typedef std::int32_t vi __attribute__((vector_size(32)));
+// Eight pixels of a lane group as one vector of the dialect of lanes.h (vf, vi).
 constexpr int NG = TP / LANES;  // lane groups per tile
 static_assert(NG == GROUPS * PAIRS);
-
-inline vf bc(float x) { return vf{x, x, x, x, x, x, x, x}; }
-inline vi bci(std::int32_t x) { return vi{x, x, x, x, x, x, x, x}; }
-// Bit l set when lane l of a mask (all-ones / zero lanes) is set: one movemask on AVX,
-// two on SSE, instead of eight lane extracts.
-inline int lane_bits(vi m) {
-#if defined(__AVX__)
-  __m256 f;
-  std::memcpy(&f, &m, sizeof(f));
-  return _mm256_movemask_ps(f);
-#elif defined(__SSE__)
-  __m128 lo, hi;
-  std::memcpy(&lo, &m, 16);
-  std::memcpy(&hi, reinterpret_cast<const char*>(&m) + 16, 16);
-  return _mm_movemask_ps(lo) | (_mm_movemask_ps(hi) << 4);
-#else
-  int b = 0;
-  for (int l = 0; l < LANES; ++l) b |= (m[l] != 0) << l;
-  return b;
-#endif
-}
-
-// a * b + c: one fused operation on the AVX2 path (shorter dependency chains in the exp
-// polynomial), two roundings on the portable path. Explicit rather than left to
-// -ffp-contract, so that forward and backward (one inline function, many call sites) round
-// every step the same way and reach the same decisions.
-inline vf fmadd(vf a, vf b, vf c) {
-#if defined(__FMA__)
-  __m256 ra, rb, rc;
-  std::memcpy(&ra, &a, 32);
-  std::memcpy(&rb, &b, 32);
-  std::memcpy(&rc, &c, 32);
-  const __m256 r = _mm256_fmadd_ps(ra, rb, rc);
-  vf o;
-  std::memcpy(&o, &r, 32);
-  return o;
-#else
-  return a * b + c;
-#endif
-}
-
-inline vf v_sqrt(vf x) {
-#if defined(__AVX__)
-  __m256 r;
-  std::memcpy(&r, &x, 32);
-  r = _mm256_sqrt_ps(r);
-  vf o;
-  std::memcpy(&o, &r, 32);
-  return o;
-#else
-  vf o;
-  for (int l = 0; l < LANES; ++l) o[l] = std::sqrt(x[l]);
-  return o;
-#endif
-}
-inline vi v_floor_int(vf x) {  // x in [-1, TS + 1]
-  const vi t = __builtin_convertvector(x, vi);  // towards zero
-  return t - (__builtin_convertvector(t, vf) > x ? bci(1) : bci(0));
-}
-inline vi v_ceil_int(vf x) {
-  const vi t = __builtin_convertvector(x, vi);
-  return t + (__builtin_convertvector(t, vf) < x ? bci(1) : bci(0));
-}
 
 // render::ellipse_row_span_ops on eight rows at a time.
 struct RowOps {
@@ -158,33 +93,6 @@ inline void pair_groups(const SplatPacked& s, const render::RowSpanPrep& p, int 
   static_assert(PAIRS == LANES);
   std::memcpy(g0, &a0, sizeof(a0));
   std::memcpy(g1, &a1, sizeof(a1));
-}
-
-// render::fast_exp on eight lanes: the same exp2 polynomial, evaluated with fmadd (equal to
-// fast_exp on the portable path, within an ulp of it on the AVX2 path). Only the lower
-// clamp is needed: callers pass x = -power <= ~0.
-// Two instructions fewer than the textbook form, same results: the clamp is one max (a
-// NaN power becomes -87 instead of staying NaN; either way the step is no candidate), and
-// 2^n comes from the bits of t + magic, which are magic's bits plus n (|n| < 2^22).
-inline vf v_exp(vf x) {
-#if defined(__AVX__)
-  __m256 xr;
-  std::memcpy(&xr, &x, 32);
-  xr = _mm256_max_ps(xr, _mm256_set1_ps(-87.f));
-  std::memcpy(&x, &xr, 32);
-#else
-  x = x < bc(-87.f) ? bc(-87.f) : x;
-#endif
-  const vf magic = bc(12582912.f);  // 1.5 * 2^23, bits 0x4B400000
-  const vf t = x * bc(1.44269504088896341f);
-  const vf tm = t + magic;
-  const vf f = t - (tm - magic);
-  vf y = fmadd(bc(render::kExp2C5), f, bc(render::kExp2C4));
-  y = fmadd(y, f, bc(render::kExp2C3));
-  y = fmadd(y, f, bc(render::kExp2C2));
-  y = fmadd(y, f, bc(render::kExp2C1));
-  y = fmadd(y, f, bc(render::kExp2C0));
-  return y * (vf)((((vi)tm) + bci(127 - 0x4B400000)) << 23);
 }
 
 // The part of a blend step that does not depend on the pixel's transmittance: the

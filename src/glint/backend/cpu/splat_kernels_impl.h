@@ -89,7 +89,7 @@ inline GeomLanes gather_geometry(const SplatArrays& m, const std::size_t* idx) {
 inline void rows_to_lanes(const float* rows, int stride, int ncols, F8* out) {
   for (int kb = 0; kb < ncols; kb += 8) {
     const int at = std::min(kb, stride - 8);
-    f8v r[8];
+    vf r[8];
     for (int l = 0; l < 8; ++l) r[l] = load_f8(rows + std::size_t(l) * std::size_t(stride) + at);
     transpose8(r);
     for (int j = kb - at; j < 8 && at + j < ncols; ++j) out[at + j] = F8(r[j]);
@@ -176,9 +176,9 @@ struct ProjectKernel {
           nrm[2][l] = nv.z;
         }
     // the packed records: field-major lanes transposed to one record per splat
-    f8v lo[8] = {pr.mx.v, pr.my.v, pr.conic[0].v, pr.conic[1].v, pr.conic[2].v, pr.opacity.v, pr.power_cut.v,
+    vf lo[8] = {pr.mx.v, pr.my.v, pr.conic[0].v, pr.conic[1].v, pr.conic[2].v, pr.opacity.v, pr.power_cut.v,
                  pr.depth.v};
-    f8v hi[8] = {col.x.v, col.y.v, col.z.v, load_lanes(nrm[0]).v, load_lanes(nrm[1]).v, load_lanes(nrm[2]).v,
+    vf hi[8] = {col.x.v, col.y.v, col.z.v, load_lanes(nrm[0]).v, load_lanes(nrm[1]).v, load_lanes(nrm[2]).v,
                  pr.ext_x.v, pr.ext_y.v};
     transpose8(lo);
     transpose8(hi);
@@ -192,8 +192,8 @@ struct ProjectKernel {
       if (!lane_on(keep, l)) continue;
       sh_clamped[i] = std::uint8_t(((cl_bits[0] >> l) & 1u) | (((cl_bits[1] >> l) & 1u) << 1) |
                                    (((cl_bits[2] >> l) & 1u) << 2));
-      std::memcpy(reinterpret_cast<char*>(&packed[i]), &lo[l], sizeof(f8v));
-      std::memcpy(reinterpret_cast<char*>(&packed[i]) + sizeof(f8v), &hi[l], sizeof(f8v));
+      std::memcpy(reinterpret_cast<char*>(&packed[i]), &lo[l], sizeof(vf));
+      std::memcpy(reinterpret_cast<char*>(&packed[i]) + sizeof(vf), &hi[l], sizeof(vf));
       const SplatPacked& s = packed[i];
       std::uint32_t c = 0;
       const TileRange tr = tile_range(s, v->width, v->height);
