@@ -89,7 +89,7 @@ TEST(ViewSiteLive, PublishReplacesFilesAndBumpsTheVersion) {
 TEST(ViewSiteLive, ReadersDuringPublicationsSeeWholeConsistentFiles) {
   Site site;
   // Every publication writes two files that name its version; a reader that sees a mix,
-  // a torn body, or a version going backwards has found a race (TSan finds the rest).
+  // a torn body, or a version going backwards has found a race.
   auto body = [](std::uint64_t v, char c) { return std::string(100000, c) + std::to_string(v); };
   site.publish({{"/a", body(1, 'a'), "text/plain"}, {"/b", body(1, 'b'), "text/plain"}});
   std::atomic<bool> done{false};
