@@ -261,7 +261,7 @@ function installTestHook(v) {
     info: () => {
       const dbg = v.gl.getExtension('WEBGL_debug_renderer_info');
       return { webgl2: v.gl instanceof WebGL2RenderingContext, target: v.renderer.target.name,
-               splats: v.model.count, shDegree: v.model.shDegree, cameras: v.cameras.length,
+               splats: v.renderer.model.count, shDegree: v.renderer.model.shDegree, cameras: v.cameras.length,
                renderer: v.gl.getParameter(dbg ? dbg.UNMASKED_RENDERER_WEBGL : v.gl.RENDERER) };
     },
     cameras: () => v.cameras,
