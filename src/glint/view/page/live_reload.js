@@ -54,6 +54,7 @@ export class LiveReload {
     this.version = version;
     this.status = status;
     this.loads = 0;  // models fetched after the first
+    this.lastLoad = null;  // the last one's fetch + parse, and its upload + first sort, ms
     this.busy = null;
     show(status);
   }
@@ -83,9 +84,12 @@ export class LiveReload {
     this.status = v.status;
     show(v.status);
     if (v.version <= this.version) return;
+    const t0 = performance.now();
     const { model, version } = await fetchModel();
+    const t1 = performance.now();
     await this.viewer.setModel(model);
     this.version = version;
     this.loads++;
+    this.lastLoad = { fetchMs: t1 - t0, swapMs: performance.now() - t1 };
   }
 }

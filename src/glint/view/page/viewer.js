@@ -265,7 +265,8 @@ function installTestHook(v) {
                renderer: v.gl.getParameter(dbg ? dbg.UNMASKED_RENDERER_WEBGL : v.gl.RENDERER) };
     },
     cameras: () => v.cameras,
-    live: () => (v.live ? { version: v.live.version, loads: v.live.loads, status: v.live.status } : null),
+    live: () => (v.live ? { version: v.live.version, loads: v.live.loads, status: v.live.status,
+                            lastLoad: v.live.lastLoad } : null),
     pollLive: async () => { if (v.live) await v.live.poll(); },
     camera: () => v.cam,
     setCamera: (cam) => v.setCamera(cam),
