@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 
 import { repoRoot, runGlint, startTrainView, startView } from './lib/glint.js';
@@ -149,4 +150,20 @@ test('view RUN_FOLDER: serves the newest model of the folder and reloads it when
   const r = runGlint(['view', empty, '--port', '0']);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr.trim(), /^glint: error: .*empty.*not a glint train output/);
+});
+
+test('train --view on a port that is taken: one line naming it, exit 2, no training', async () => {
+  const taken = net.createServer();
+  await new Promise((r) => taken.listen(0, '127.0.0.1', r));
+  const port = taken.address().port;
+  try {
+    const r = runGlint(['train', demo, '-o', path.join(dir, 'taken'), '--steps', '10', '--view', '--view-port', String(port)]);
+    assert.equal(r.code, 2, r.stderr);
+    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('dataset:'));
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], new RegExp(`^glint: error: .*--view-port ${port}.*cannot bind`));
+    assert.ok(!existsSync(path.join(dir, 'taken', 'scene.ply')));
+  } finally {
+    taken.close();
+  }
 });

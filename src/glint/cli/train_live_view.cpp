@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "glint/core/error.h"
 #include "glint/view/model_publisher.h"
 #include "glint/view/scene_json.h"
 #include "glint/view/server.h"
@@ -63,7 +64,12 @@ TrainLiveView::TrainLiveView(const TrainArgs& a, const Dataset& data) : impl_(st
   // Until the first step the page waits: version 0 and a status that says a run is coming.
   site.publish({}, "{\"live\": true, \"state\": \"starting\"}");
   impl_->publisher = std::make_unique<LiveObserver>(site, a.view_every_s);
-  impl_->server = std::make_unique<view::Server>(site, view::ServeOptions{a.view_host, a.view_port});
+  try {
+    impl_->server = std::make_unique<view::Server>(site, view::ServeOptions{a.view_host, a.view_port});
+  } catch (const Error& e) {  // the server's message names --port / --host
+    throw Error(std::string("--view-host ") + a.view_host + " --view-port " + std::to_string(a.view_port) + ": " +
+                e.what());
+  }
   impl_->server->start_background();
   // Also with --quiet: the address is what --view is for.
   std::fprintf(stderr, "live view: %s (the model every %g s while training)\n", impl_->server->url().c_str(),
