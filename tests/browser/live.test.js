@@ -139,10 +139,15 @@ test('view RUN_FOLDER: serves the newest model of the folder and reloads it when
     assert.equal((await page.evaluate(() => window.glintTest.render())).drawn, 500);
     assert.match(server.output(), /reloaded .*scene\.ply \(500 splats\)/);
     assert.deepEqual(errors, []);
-    await page.close();
-  } finally {
+    // The server goes: the page says so and keeps drawing the last model.
     const { code } = await server.stop();
     assert.equal(code, 0);
+    await page.evaluate(() => window.glintTest.pollLive());
+    assert.match(await page.textContent('#live'), /disconnected/);
+    assert.equal((await page.evaluate(() => window.glintTest.render())).drawn, 500);
+    await page.close();
+  } finally {
+    if (server.proc.exitCode === null) await server.stop();
   }
   // A folder with no model is a one-line error and exit 2.
   const empty = path.join(dir, 'empty');

@@ -5,6 +5,7 @@
 import { parseModelBlob } from './model_blob.js';
 
 export const kPollMs = 1000;
+const kRetryMs = 5000;  // after a failed poll: the server has gone, and may come back
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,13 +57,14 @@ export class LiveReload {
     this.loads = 0;  // models fetched after the first
     this.lastLoad = null;  // the last one's fetch + parse, and its upload + first sort, ms
     this.busy = null;
+    this.connected = true;
     show(status);
   }
 
   start() {
     const loop = async () => {
       await this.poll();
-      this.timer = setTimeout(loop, kPollMs);
+      this.timer = setTimeout(loop, this.connected ? kPollMs : kRetryMs);
     };
     this.timer = setTimeout(loop, kPollMs);
   }
@@ -78,9 +80,11 @@ export class LiveReload {
     try {
       v = await fetchVersion();
     } catch (e) {  // the run has ended and its server with it: say so, keep the last model
+      this.connected = false;
       document.getElementById('live').textContent = 'disconnected: showing the last model';
       return;
     }
+    this.connected = true;
     this.status = v.status;
     show(v.status);
     if (v.version <= this.version) return;
