@@ -212,4 +212,12 @@ test('Ctrl-C and SIGTERM stop the server cleanly also after loading a dataset (t
     assert.equal(code, 0, s.output());
     assert.match(s.output(), /glint view: stopped/);
   }
+  // A Ctrl-C the moment the URL is printed stops it cleanly too (the signal is caught
+  // before the URL goes out).
+  for (let k = 0; k < 10; ++k) {
+    const s = await startView([model]);
+    s.proc.kill('SIGINT');
+    const { code, signal } = await new Promise((resolve) => s.proc.on('exit', (c, g) => resolve({ code: c, signal: g })));
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, s.output());
+  }
 });

@@ -149,7 +149,7 @@ extern "C" void on_stop_signal(int sig) {
 
 }  // namespace
 
-int Server::serve_until_signal() {
+int Server::serve_until_signal(const std::function<void()>& on_ready) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw Error("glint view: cannot create a pipe for signal handling");
   g_signal_pipe = fds[1];
@@ -158,6 +158,8 @@ int Server::serve_until_signal() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
+  // Only now is a stop signal caught: whoever learns the URL from on_ready may send one.
+  if (on_ready) on_ready();
   std::atomic<int> got{0};
   impl_->listening_done = false;
   std::thread waiter([&] {
@@ -185,8 +187,7 @@ int Server::serve_until_signal() {
 int serve_until_signal(const Site& site, const ServeOptions& opt,
                        const std::function<void(const std::string& url)>& on_listening) {
   Server server(site, opt);
-  on_listening(server.url());
-  return server.serve_until_signal();
+  return server.serve_until_signal([&] { on_listening(server.url()); });
 }
 
 }  // namespace glint::view

@@ -32,7 +32,9 @@ class Server {
   void stop();
 
   // Answers requests on this thread until SIGINT or SIGTERM; returns that signal's number.
-  int serve_until_signal();
+  // on_ready runs once those signals are caught (before, they would end the process), just
+  // before the first request is answered: the place to print the URL.
+  int serve_until_signal(const std::function<void()>& on_ready = {});
 
  private:
   struct Impl;
