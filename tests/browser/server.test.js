@@ -199,3 +199,25 @@ test('--open hands the page\'s URL to xdg-open, and without one says how to open
     assert.equal((await w.stop()).code, 0);
   }
 });
+
+test('Ctrl-C and SIGTERM stop the server cleanly also after loading a dataset (threads already running)', async () => {
+  // Loading --cameras starts OpenMP's threads before the server exists; a stop signal the
+  // kernel hands to one of them must still stop the server, not kill the process.
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    const s = await startView([model, '--cameras', path.join(repoRoot, 'data/demo')]);
+    await new Promise((r) => setTimeout(r, 200));
+    s.proc.kill(sig);
+    const { code, signal } = await new Promise((resolve) => s.proc.on('exit', (c, g) => resolve({ code: c, signal: g })));
+    assert.equal(signal, null, `${sig}: killed by ${signal}`);
+    assert.equal(code, 0, s.output());
+    assert.match(s.output(), /glint view: stopped/);
+  }
+  // A Ctrl-C the moment the URL is printed stops it cleanly too (the signal is caught
+  // before the URL goes out).
+  for (let k = 0; k < 10; ++k) {
+    const s = await startView([model]);
+    s.proc.kill('SIGINT');
+    const { code, signal } = await new Promise((resolve) => s.proc.on('exit', (c, g) => resolve({ code: c, signal: g })));
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, s.output());
+  }
+});

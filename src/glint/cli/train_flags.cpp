@@ -89,6 +89,16 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
                  "CPU threads (0: every core, or OMP_NUM_THREADS, and one when that measures faster on a busy "
                  "machine; the result is the same for every count)")
       ->check(CLI::NonNegativeNumber)->capture_default_str()->group(o);
+  auto* v = "Live view";
+  cmd.add_flag("--view", a.view,
+               "Serve the model to the glint view page while it trains (refreshed every --view-every "
+               "seconds); after the last step it keeps serving the final model until Ctrl-C")->group(v);
+  cmd.add_option("--view-port", a.view_port, "Port of --view (0: any free port, printed)")
+      ->check(CLI::Range(0, 65535))->capture_default_str()->group(v);
+  cmd.add_option("--view-host", a.view_host, "Address --view binds (default 127.0.0.1: this machine only)")
+      ->capture_default_str()->group(v);
+  cmd.add_option("--view-every", a.view_every_s, "Seconds of training between two snapshots of --view")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group(v);
   add_backend_flag(cmd, a.backend);
   add_dataset_flags(cmd, a.data);
 }

@@ -4,13 +4,16 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "glint/cli/backend_flag.h"
 #include "glint/cli/output_dir.h"
 #include "glint/cli/progress.h"
+#include "glint/cli/train_live_view.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/image_io.h"
 #include "glint/io/image_ops.h"
+#include "glint/train/observer_pair.h"
 #include "glint/train/run.h"
 
 namespace glint::cli {
@@ -94,7 +97,13 @@ int run_training(TrainArgs a) {
                  data.train[0].camera.height, data.points.size(), data.points_random ? " (random)" : "");
   if (a.save_renders && !data.test.empty()) prepare_output_dir((fs::path(a.out) / "renders").string(), {}, true);
 
-  CliObserver observer(a, data, run.train_options().steps);
+  // After the dataset has loaded, so that a bad dataset never serves.
+  std::unique_ptr<TrainLiveView> live;
+  if (a.view) live = std::make_unique<TrainLiveView>(a, data);
+  CliObserver cli_observer(a, data, run.train_options().steps);
+  std::unique_ptr<ObserverPair> both;
+  if (live) both = std::make_unique<ObserverPair>(cli_observer, live->observer());
+  RunObserver& observer = both ? static_cast<RunObserver&>(*both) : cli_observer;
   const RunResult r = run.run(observer, g_interrupted);
   const std::string ply = (fs::path(a.out) / "scene.ply").string();
   if (r.interrupted) {
@@ -109,6 +118,10 @@ int run_training(TrainArgs a) {
                 r.first_test_psnr, r.test.mean_ssim, data.test.size());
   std::printf("wrote %s/{scene.ply,cameras.json,eval.json%s%s}\n", a.out.c_str(), a.run.write_splat ? ",scene.splat" : "",
               a.save_renders ? ",renders/" : "");
+  if (live) {
+    std::fflush(stdout);
+    live->serve_until(g_interrupted);
+  }
   return 0;
 }
 

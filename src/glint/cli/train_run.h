@@ -20,6 +20,11 @@ struct TrainArgs {
   bool force = false;
   bool quiet = false;
   std::string backend = "auto";
+  // --view: serve the run's model to the viewer page while it trains (train_live_view.h)
+  bool view = false;
+  std::string view_host = "127.0.0.1";
+  int view_port = 0;
+  double view_every_s = 2.0;
 };
 
 // Returns the process exit code (0 done, 130 interrupted with a checkpoint written).

@@ -10,6 +10,7 @@
 
 #include "glint/cli/camera_source.h"
 #include "glint/cli/commands.h"
+#include "glint/cli/view_run_folder.h"
 #include "glint/core/error.h"
 #include "glint/io/file_bytes.h"
 #include "glint/io/model_file.h"
@@ -57,7 +58,10 @@ void add_view(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("view", "Serve a splat file to a live viewer page in the browser (WebGL2)");
-  sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
+  sub->add_option("model", a->model,
+                  "Splat file (.ply / .splat), or a glint train output folder: its newest scene.ply or "
+                  "checkpoint, reloaded in the page when it changes")
+      ->required();
   sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json, or cameras.json: cameras to snap to");
   sub->add_option("--lights", a->lights, "lights.json (as glint relight reads it), handed to the page");
   sub->add_option("--host", a->serve.host, "Address to bind (default 127.0.0.1: this machine only)");
@@ -66,11 +70,22 @@ void add_view(CLI::App& app) {
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
     // Everything is read and checked before the port is bound: a bad file never serves.
-    GaussianModel model = load_model(a->model);
-    check_model_finite(model, a->model);
-    if (model.size() == 0) throw Error(a->model, "has no splats to view");
+    std::error_code ec;
+    const bool run_folder = std::filesystem::is_directory(a->model, ec);
+    RunFolderModel folder_model;
+    if (run_folder) {
+      folder_model = load_run_folder_model(a->model);
+      const std::string cams = (std::filesystem::path(a->model) / "cameras.json").string();
+      if (a->cameras.empty() && std::filesystem::is_regular_file(cams, ec)) a->cameras = cams;
+    } else {
+      folder_model.path = a->model;
+      folder_model.model = load_model(a->model);
+      check_model_finite(folder_model.model, a->model);
+      if (folder_model.model.size() == 0) throw Error(a->model, "has no splats to view");
+    }
+    const std::size_t splats = folder_model.model.size();
     view::Site site;
-    site.add("/api/model.bin", view::encode_model_blob(model), "application/octet-stream");
+    if (!run_folder) site.add("/api/model.bin", view::encode_model_blob(folder_model.model), "application/octet-stream");
     std::array<float, 3> background{0, 0, 0};
     std::vector<Camera> cameras;
     std::vector<std::string> splits;
@@ -96,12 +111,16 @@ void add_view(CLI::App& app) {
     site.add("/api/lights.json", lights, "application/json");
     site.add("/favicon.ico", "", "image/x-icon");  // browsers ask for it; an empty answer, not a 404
     pid_t opener = -1;
+    std::unique_ptr<RunFolderWatcher> watcher;
+    const std::string shown = run_folder ? folder_model.path : a->model;
+    if (run_folder) watcher = std::make_unique<RunFolderWatcher>(site, a->model, std::move(folder_model));
     view::serve_until_signal(site, a->serve, [&](const std::string& url) {
-      std::printf("glint view: %s (%s, %zu splats, %zu cameras); Ctrl-C to stop\n", url.c_str(), a->model.c_str(),
-                  model.size(), cameras.size());
+      std::printf("glint view: %s (%s, %zu splats, %zu cameras)%s; Ctrl-C to stop\n", url.c_str(), shown.c_str(),
+                  splats, cameras.size(), run_folder ? ", reloaded when the run writes a newer model" : "");
       std::fflush(stdout);
       if (a->open) opener = open_in_browser(url);
     });
+    watcher.reset();
     if (opener > 0) waitpid(opener, nullptr, WNOHANG);  // reaped if it has finished
     std::printf("glint view: stopped\n");
   });

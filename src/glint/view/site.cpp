@@ -23,20 +23,61 @@ Site::Site() {
   }
   auto index = files_.find("/index.html");
   if (index != files_.end()) files_["/"] = index->second;
+  refresh_version_locked();
 }
 
-void Site::add(const std::string& path, std::string body, std::string_view content_type) {
+void Site::put_locked(const std::string& path, std::string body, std::string_view content_type) {
   File& f = files_[path];
-  f.owned = std::move(body);
-  f.body = f.owned;  // the map's nodes never move, so the view stays valid
+  f.owned = std::make_shared<const std::string>(std::move(body));
+  f.body = *f.owned;
   f.content_type = content_type;
 }
 
+void Site::refresh_version_locked() {
+  put_locked("/api/version", "{\"version\": " + std::to_string(version_) + ", \"status\": " + status_ + "}",
+             "application/json");
+}
+
+void Site::add(const std::string& path, std::string body, std::string_view content_type) {
+  std::lock_guard lock(mu_);
+  put_locked(path, std::move(body), content_type);
+}
+
+std::uint64_t Site::publish(std::vector<SiteFile> files, std::string status_json) {
+  std::lock_guard lock(mu_);
+  for (SiteFile& f : files) put_locked(f.path, std::move(f.body), f.content_type);
+  status_ = std::move(status_json);
+  ++version_;
+  refresh_version_locked();
+  return version_;
+}
+
+std::uint64_t Site::version() const {
+  std::lock_guard lock(mu_);
+  return version_;
+}
+
+bool Site::has(const std::string& path) const {
+  std::lock_guard lock(mu_);
+  return files_.count(path) != 0;
+}
+
 Reply Site::route(std::string_view method, std::string_view path) const {
+  std::lock_guard lock(mu_);
+  Reply r;
+  r.version = version_;
   auto it = files_.find(path);
-  if (it == files_.end()) return {};
-  if (method != "GET" && method != "HEAD") return {405, "text/plain", "method not allowed\n"};
-  return {200, it->second.content_type, it->second.body};
+  if (it == files_.end()) return r;
+  if (method != "GET" && method != "HEAD") {
+    r.status = 405;
+    r.body = "method not allowed\n";
+    return r;
+  }
+  r.status = 200;
+  r.content_type = it->second.content_type;
+  r.body = it->second.body;
+  r.owner = it->second.owned;
+  return r;
 }
 
 }  // namespace glint::view

@@ -50,3 +50,30 @@ export function startView(args, { timeoutMs = 60000, port = '0', env = process.e
     });
   });
 }
+
+// Starts `glint train ...args --view --view-port 0` and resolves once it prints the live
+// view's URL (on stderr, with the progress); `exited` resolves with its exit code.
+export function startTrainView(args, { timeoutMs = 120000 } = {}) {
+  const proc = spawn(glintExe, ['train', ...args, '--view', '--view-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  proc.stdout.on('data', (d) => { out += d; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`glint train --view printed no URL in ${timeoutMs} ms: ${out}${err}`));
+    }, timeoutMs);
+    proc.stderr.on('data', (d) => {
+      err += d;
+      const m = /live view: (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], proc, exited, output: () => out + err });
+      }
+    });
+    exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`glint train --view exited with ${code} before serving: ${out}${err}`));
+    });
+  });
+}

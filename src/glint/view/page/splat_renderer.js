@@ -52,6 +52,7 @@ export class SplatRenderer {
     const quads = new Uint32Array(6 * model.count);
     for (let i = 0; i < model.count; ++i) quads.set([4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 1, 4 * i + 3, 4 * i + 2], 6 * i);
     const ibo = gl.createBuffer();
+    this.ibo = ibo;
     gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo);
     gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, quads, gl.STATIC_DRAW);
     gl.bindVertexArray(null);
@@ -236,6 +237,17 @@ export class SplatRenderer {
     gl.uniform1i(u.u_mode, mode);
     gl.uniform2f(u.u_depthRange, depthRange[0], depthRange[1]);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
+  }
+
+  // Frees the GPU objects (a live view replaces the renderer with each model).
+  dispose() {
+    const gl = this.gl;
+    for (const t of [this.tex, this.orderTex, this.projTex, this.fboTex]) if (t) gl.deleteTexture(t);
+    for (const b of [this.projBuffer, this.ibo]) if (b) gl.deleteBuffer(b);
+    for (const a of [this.vao, this.emptyVao]) gl.deleteVertexArray(a);
+    if (this.fbo) gl.deleteFramebuffer(this.fbo);
+    gl.deleteTransformFeedback(this.feedback);
+    for (const p of [this.project, this.splat, this.display]) gl.deleteProgram(p.program);
   }
 
   // RGBA floats of the target, rows top to bottom (the renderer's image order).

@@ -1,10 +1,12 @@
 // The page of `glint view`: loads the model, cameras and lights the server was given,
 // draws on demand (after a camera change and when a new sort arrives), and exposes
 // window.glintTest for the browser tests (set a camera, render, read the float target).
-import { parseModelBlob } from './model_blob.js';
+import { LiveReload, fetchModel, isLive, waitForModel } from './live_reload.js';
 import { SplatRenderer, kNearPlane } from './splat_renderer.js';
 import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders.js';
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
+import { applyViewState, encodeViewState, trackViewState } from './url_state.js';
+import { attachScreenshot } from './screenshot.js';
 
 const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL };
 
@@ -15,10 +17,10 @@ function showError(msg) {
   console.error(msg);
 }
 
-async function fetchOk(path, kind) {
+async function fetchOk(path) {
   const r = await fetch(path);
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
-  return kind === 'json' ? r.json() : r.arrayBuffer();
+  return r.json();
 }
 
 function sceneBounds(means) {
@@ -45,12 +47,15 @@ class Viewer {
     this.renderer = new SplatRenderer(gl, model);
     this.bounds = sceneBounds(model.means);
     this.mode = MODE_COLOR;
+    this.modeName = 'color';
+    this.onViewChange = null;  // url_state.js
     this.stats = { frameMs: 0, sortMs: 0, drawn: 0 };
     this.syncPixel = new Uint8Array(4);
     this.camVersion = 0;
     this.sortedVersion = -1;
     this.sortInFlight = false;
     this.sortWaiters = [];
+    this.modelFirstSort = 0;  // sorts with a lower id are of a model replaced since
     this.worker = new Worker('sort_worker.js');
     this.worker.onmessage = (e) => this.onSorted(e.data);
     this.worker.onerror = (e) => showError('sort worker: ' + e.message);
@@ -78,6 +83,17 @@ class Viewer {
     this.camVersion++;
     this.requestSort();
     this.requestFrame();
+    if (this.onViewChange) this.onViewChange();
+  }
+
+  setMode(name) {
+    if (!(name in MODES)) return false;
+    this.mode = MODES[name];
+    this.modeName = name;
+    document.getElementById('mode').value = name;
+    this.requestFrame();
+    if (this.onViewChange) this.onViewChange();
+    return true;
   }
 
   snapTo(i) {
@@ -110,6 +126,15 @@ class Viewer {
 
   onSorted(m) {
     this.sortInFlight = false;
+    if (m.id < this.modelFirstSort) {
+      this.requestSort();
+      return;
+    }
+    if (this.nextRenderer) {  // the new model's first order: draw it from now on
+      this.renderer.dispose();
+      this.renderer = this.nextRenderer;
+      this.nextRenderer = null;
+    }
     this.renderer.setOrder(m.order);
     this.sortedVersion = m.id;
     this.stats.sortMs = m.ms;
@@ -117,6 +142,19 @@ class Viewer {
     if (this.sortedVersion !== this.camVersion) this.requestSort();
     else for (const w of this.sortWaiters.splice(0)) w();
     this.requestFrame();
+  }
+
+  // A new version of the model (live view): same camera and mode; the old model stays on
+  // screen until the new one's first sort has arrived. Resolves once it is drawn.
+  setModel(model) {
+    if (this.nextRenderer) this.nextRenderer.dispose();
+    this.nextRenderer = new SplatRenderer(this.gl, model);
+    this.model = model;
+    this.worker.postMessage({ type: 'model', means: model.means.slice() });
+    this.camVersion++;
+    this.modelFirstSort = this.camVersion;
+    this.requestSort();
+    return this.sorted();
   }
 
   sorted() {  // resolves once the order matches the current camera
@@ -205,10 +243,7 @@ class Viewer {
       else this.moved();
     });
     const mode = document.getElementById('mode');
-    mode.addEventListener('change', () => {
-      this.mode = MODES[mode.value];
-      this.requestFrame();
-    });
+    mode.addEventListener('change', () => this.setMode(mode.value));
   }
 }
 
@@ -226,17 +261,20 @@ function installTestHook(v) {
     info: () => {
       const dbg = v.gl.getExtension('WEBGL_debug_renderer_info');
       return { webgl2: v.gl instanceof WebGL2RenderingContext, target: v.renderer.target.name,
-               splats: v.model.count, shDegree: v.model.shDegree, cameras: v.cameras.length,
+               splats: v.renderer.model.count, shDegree: v.renderer.model.shDegree, cameras: v.cameras.length,
                renderer: v.gl.getParameter(dbg ? dbg.UNMASKED_RENDERER_WEBGL : v.gl.RENDERER) };
     },
     cameras: () => v.cameras,
+    live: () => (v.live ? { version: v.live.version, loads: v.live.loads, status: v.live.status,
+                            lastLoad: v.live.lastLoad } : null),
+    pollLive: async () => { if (v.live) await v.live.poll(); },
     camera: () => v.cam,
     setCamera: (cam) => v.setCamera(cam),
     snapTo: (i) => v.snapTo(i),
     setMode: (name) => {
-      if (!(name in MODES)) throw new Error('unknown mode ' + name);
-      v.mode = MODES[name];
+      if (!v.setMode(name)) throw new Error('unknown mode ' + name);
     },
+    urlState: () => encodeViewState(v),
     async render() {
       await v.sorted();
       v.draw();
@@ -250,14 +288,22 @@ function installTestHook(v) {
 }
 
 async function main() {
-  const [blob, scene, lights] = await Promise.all([
-    fetchOk('api/model.bin', 'bin'), fetchOk('api/cameras.json', 'json'), fetchOk('api/lights.json', 'json')]);
-  const model = parseModelBlob(blob);
+  const first = await waitForModel();
+  const [{ model, version }, scene, lights] = await Promise.all([
+    fetchModel(), fetchOk('api/cameras.json'), fetchOk('api/lights.json')]);
   const v = new Viewer(document.getElementById('canvas'), model, scene, lights);
   v.attachControls();
+  attachScreenshot(v);
   installTestHook(v);
+  const problems = location.hash ? applyViewState(v, location.hash) : [];
+  if (problems.length) console.warn('URL: not understood: ' + problems.join(', '));
+  trackViewState(v);
   if (v.snapped < 0) v.setCamera(v.cam);
   await v.sorted();
+  if (isLive(first.status)) {
+    v.live = new LiveReload(v, version, first.status);
+    v.live.start();
+  }
   document.body.dataset.ready = 'true';
 }
 
