@@ -97,7 +97,7 @@ class CudaBackend final : public Backend {
 void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                                RenderOutput& out) {
   if (const char* what = missing_output(settings))
-    throw Error(std::string("--backend cuda: the CUDA backend does not render ") + what +
+    throw Error(std::string("CUDA backend: it does not render ") + what +
                 " yet (only colour and alpha); use --backend cpu");
   const std::size_t n = model.size();
   if (model.means.size() != 3 * n || model.log_scales.size() != 3 * n || model.quats.size() != 4 * n ||
