@@ -1,11 +1,15 @@
 // --backend on every command that renders: the CPU by name, auto, and a backend this build
-// or machine lacks as one line and exit 2, before any work is done.
+// or machine lacks as one line and exit 2, before any work is done. Both build kinds: a
+// CUDA build on a machine without a device (every CI machine) says that no device was
+// found and auto falls back with one line; a build without CUDA says so, and auto is
+// silent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "glint/backend/backend_registry.h"
+#include "glint/core/error.h"
 #include "test_support.h"
 
 using namespace glint;
@@ -13,6 +17,9 @@ using namespace glint::test;
 
 namespace {
 const std::string kDemo = std::string(GLINT_SOURCE_DIR) + "/data/demo";
+constexpr bool kCudaBuild = GLINT_TEST_CUDA_BUILD;
+// What an unavailable cuda is said to be in this build.
+const char* const kNoCuda = kCudaBuild ? "no CUDA device was found" : "built without CUDA";
 }
 
 TEST(BackendCli, UnavailableBackendIsOneLineAndExitTwo) {
@@ -26,7 +33,8 @@ TEST(BackendCli, UnavailableBackendIsOneLineAndExitTwo) {
     CommandResult r = run_glint(cmd + " --backend cuda");
     EXPECT_EQ(r.exit_code, 2) << cmd;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << cmd << ": " << r.err;
-    EXPECT_NE(r.err.find("built without CUDA"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(kNoCuda), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("built without CUDA") != std::string::npos, !kCudaBuild) << r.err;
   }
   CommandResult r = run_glint("train '" + kDemo + "' --backend metal");
   EXPECT_EQ(r.exit_code, 2);
@@ -44,4 +52,40 @@ TEST(BackendCli, TrainOnTheCpuByNameRecordsItAndKeepsAnExplicitZeroWeight) {
   EXPECT_EQ(j["options"]["geometry"][0].get<double>(), 0.0);   // normal weight
   EXPECT_GT(j["options"]["geometry"][2].get<double>(), 0.0);   // flattening from the preset
   EXPECT_TRUE(j["options"]["random_background"].get<bool>());
+}
+
+TEST(BackendCli, AutoFallsBackToTheCpuOnOneLineOnlyInCudaBuilds) {
+  if (backend_available("cuda")) GTEST_SKIP() << "this build and machine have CUDA";
+  // eval opens its backend before it reads the model: the note (if any), then the error
+  for (const std::string& flag : {std::string(" --backend auto"), std::string()}) {
+    CommandResult r = run_glint("eval missing.ply '" + kDemo + "'" + flag);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    const auto lines = std::count(r.err.begin(), r.err.end(), '\n');
+    const bool noted = r.err.find("falling back to the CPU") != std::string::npos;
+    EXPECT_EQ(noted, kCudaBuild) << r.err;
+    EXPECT_EQ(lines, kCudaBuild ? 2 : 1) << r.err;
+    if (kCudaBuild) {
+      EXPECT_EQ(r.err.rfind("glint: --backend auto: no CUDA device was found", 0), 0u) << r.err;
+      EXPECT_LT(r.err.find("falling back"), r.err.find('\n')) << "the note is one line: " << r.err;
+    }
+    EXPECT_NE(r.err.find("missing.ply"), std::string::npos) << r.err;
+  }
+}
+
+TEST(BackendRegistry, CudaWithoutADeviceOrBuild) {
+  if (backend_available("cuda")) GTEST_SKIP() << "this build and machine have CUDA";
+  std::string why;
+  EXPECT_FALSE(backend_available("cuda", &why));
+  EXPECT_NE(why.find(kNoCuda), std::string::npos) << why;
+  BackendChoice c = make_backend("auto");
+  ASSERT_TRUE(c.backend);
+  EXPECT_STREQ(c.backend->name(), "cpu");
+  EXPECT_EQ(c.fallback_note.empty(), !kCudaBuild) << c.fallback_note;
+  EXPECT_EQ(c.fallback_note.find('\n'), std::string::npos);
+  try {
+    make_backend("cuda");
+    ADD_FAILURE() << "make_backend(cuda) succeeded without a device";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(kNoCuda), std::string::npos) << e.what();
+  }
 }

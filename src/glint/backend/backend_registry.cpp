@@ -1,6 +1,9 @@
 #include "glint/backend/backend_registry.h"
 
 #include "glint/core/error.h"
+#if defined(GLINT_WITH_CUDA)
+#include "glint/backend/cuda/cuda_backend.h"
+#endif
 
 namespace glint {
 
@@ -9,9 +12,12 @@ std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda"}; }
 bool backend_available(const std::string& name, std::string* why) {
   if (name == "cpu" || name == "auto") return true;
   if (name == "cuda") {
-    // No CUDA backend class exists yet (backend/cuda/ holds its kernels), so no build has it.
+#if defined(GLINT_WITH_CUDA)
+    return cuda_device_present(why);
+#else
     if (why) *why = "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
     return false;
+#endif
   }
   if (why) *why = "unknown backend (choose from auto, cpu, cuda)";
   return false;
@@ -21,8 +27,22 @@ BackendChoice make_backend(const std::string& name, int threads) {
   std::string why;
   if (!backend_available(name, &why)) throw Error("--backend " + name, why);
   BackendChoice c;
+#if defined(GLINT_WITH_CUDA)
+  if (name == "cuda") {
+    c.backend = make_cuda_backend();
+    return c;
+  }
+  if (name == "auto") {
+    if (cuda_device_present(&why)) {
+      c.backend = make_cuda_backend();
+      return c;
+    }
+    c.fallback_note = "--backend auto: " + why + ", so falling back to the CPU";
+  }
+#else
   // "auto" prefers CUDA; without it in this build there is nothing to fall back from, so it
-  // says nothing (a CUDA build without a device says that it fell back).
+  // says nothing.
+#endif
   c.backend = make_cpu_backend(threads);
   return c;
 }

@@ -12,6 +12,7 @@
 
 #include "glint/core/error.h"
 #include "glint/train/row_sum.h"
+#include "glint/train/ssim_math.h"
 
 namespace glint {
 namespace {
@@ -20,20 +21,6 @@ constexpr int kRadius = kSsimWindow / 2;
 // Threads from 64k values (planes times pixels times channels): training calls this every
 // step, so the threads are awake and a parallel region costs less than it saves.
 constexpr long kMinParallel = 1L << 16;
-
-template <class T>
-std::array<T, kSsimWindow> gaussian_window() {
-  std::array<double, kSsimWindow> g{};
-  double sum = 0;
-  for (int i = 0; i < kSsimWindow; ++i) {
-    double d = i - kRadius;
-    g[i] = std::exp(-d * d / (2 * kSsimSigma * kSsimSigma));
-    sum += g[i];
-  }
-  std::array<T, kSsimWindow> out{};
-  for (int i = 0; i < kSsimWindow; ++i) out[i] = static_cast<T>(g[i] / sum);
-  return out;
-}
 
 // dst[j] = sum_i g[i] * src[i][j] for j < n, in a fixed order (conv11_impl): the inner
 // loop of both blur passes (a tap reading zero padding adds exactly +0). One store per
@@ -54,15 +41,11 @@ std::array<T, kSsimWindow> gaussian_window() {
 #define GLINT_SIMD_CLONES
 #define GLINT_WIDE_CLONES
 #endif
-// One blurred value from the 11 values x[0..10] under the window. The window is symmetric
-// (w[i] == w[10 - i] exactly): taps in mirrored pairs, outermost (smallest weight) first,
-// six products instead of eleven. Both blur kernels sum every value this way, so which one
+// Both blur kernels sum every value with ssim_window_sum (ssim_math.h), so which one
 // computes a row does not change its bits.
 template <class T, class MulAdd>
 inline T window_sum(const T* w, const T* x, MulAdd madd) {
-  T acc = w[0] * (x[0] + x[10]);
-  for (int i = 1; i < kRadius; ++i) acc = madd(w[i], x[i] + x[kSsimWindow - 1 - i], acc);
-  return madd(w[kRadius], x[kRadius], acc);
+  return ssim_window_sum(w, x, madd);
 }
 template <class T, class MulAdd>
 inline void conv11_impl(T* __restrict dst, const T* const* src, const T* g, long n, MulAdd madd) {
@@ -175,20 +158,12 @@ inline void map_row_impl(const T* const* m, T C1, T C2, long n, T* __restrict v,
                          T* __restrict d_e11, T* __restrict d_e12) {
   const T *mu1 = m[0], *mu2 = m[1], *e11 = m[2], *e22 = m[3], *e12 = m[4];
   for (long j = 0; j < n; ++j) {
-    T m1 = mu1[j], m2 = mu2[j];
-    T s11 = e11[j] - m1 * m1, s22 = e22[j] - m2 * m2, s12 = e12[j] - m1 * m2;
-    T A1 = 2 * m1 * m2 + C1, A2 = 2 * s12 + C2;
-    T B1 = m1 * m1 + m2 * m2 + C1, B2 = s11 + s22 + C2;
-    // one division a value, 1 / (B1 B2), from which 1 / B1 = B2 / (B1 B2) and so on: five
-    // divisions would make the loss slower
-    const T inv = T(1) / (B1 * B2);
-    const T vj = A1 * A2 * inv;
-    v[j] = vj;
+    T dm = 0, d11 = 0, d12 = 0;
+    v[j] = ssim_map_value<kGrad>(mu1[j], mu2[j], e11[j], e22[j], e12[j], C1, C2, &dm, &d11, &d12);
     if constexpr (kGrad) {
-      // ssim = A1*A2/(B1*B2) with s11 = e11 - mu1^2, s12 = e12 - mu1*mu2.
-      d_mu1[j] = inv * (2 * m2 * (A2 - A1) + 2 * m1 * vj * (B1 - B2));
-      d_e11[j] = -vj * B1 * inv;
-      d_e12[j] = 2 * A1 * inv;
+      d_mu1[j] = dm;
+      d_e11[j] = d11;
+      d_e12[j] = d12;
     }
   }
 }
@@ -259,7 +234,7 @@ struct BlurScratch {
 // transpose, which the gradient uses.
 template <class T, int n, class In, class Out>
 void blur_band(int y0, int y1, int w, int h, int c, const BlurScratch<T>& sc, In&& in_row, Out&& out_row) {
-  static const std::array<T, kSsimWindow> g = gaussian_window<T>();
+  static const std::array<T, kSsimWindow> g = ssim_window_weights<T>();
   constexpr int kRing = BlurScratch<T>::kRing;
   const long row = static_cast<long>(w) * c;
   const T* src[kRing];
@@ -345,15 +320,13 @@ template <class T>
 inline void grad_row_impl(T inv, const T* m0, const T* m1, const T* m2, const T* a, const T* b, long n, T* grad,
                           const SsimL1Fold<T>* fold) {
   if (!fold) {
-    for (long j = 0; j < n; ++j) grad[j] = inv * (m0[j] + 2 * a[j] * m1[j] + b[j] * m2[j]);
+    for (long j = 0; j < n; ++j) grad[j] = ssim_grad_value(inv, m0[j], m1[j], m2[j], a[j], b[j]);
     return;
   }
   const T l1_scale = fold->l1_scale, lambda = fold->lambda;
   for (long j = 0; j < n; ++j) {
-    const T g = inv * (m0[j] + 2 * a[j] * m1[j] + b[j] * m2[j]);
-    const T d = a[j] - b[j];
-    const T sign = static_cast<T>(d > 0) - static_cast<T>(d < 0);
-    grad[j] = l1_scale * sign - lambda * g;
+    const T g = ssim_grad_value(inv, m0[j], m1[j], m2[j], a[j], b[j]);
+    grad[j] = l1_scale * l1_sign(a[j] - b[j]) - lambda * g;
   }
 }
 GLINT_WIDE_CLONES void grad_row(float inv, const float* m0, const float* m1, const float* m2, const float* a,

@@ -7,13 +7,11 @@
 #include <vector>
 
 #include "glint/core/image.h"
+#include "glint/train/ssim_math.h"
 
 namespace glint {
 
-inline constexpr int kSsimWindow = 11;
-inline constexpr double kSsimSigma = 1.5;
-inline constexpr double kSsimC1 = 0.01 * 0.01;
-inline constexpr double kSsimC2 = 0.03 * 0.03;
+// kSsimWindow, kSsimSigma, kSsimC1, kSsimC2 and the per-value math: ssim_math.h.
 
 // The blurred moments of one image b that SSIM against b needs: the window means of b and
 // of b^2 at every value. Training compares against the same images step after step; with

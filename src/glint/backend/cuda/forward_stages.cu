@@ -20,6 +20,8 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.splats.resize(n);
   launch(project_kernel, shape_for(n), view, geometry, static_cast<std::int32_t>(sh_degree),
          static_cast<std::uint32_t>(antialiased), f.splats.span());
+  f.radii.resize(n);
+  launch(splat_radii_kernel, shape_for(n), f.splats.cspan(), f.radii.span());
 
   // offsets[i] = sum of counts before i; offsets[n] = instances (count n + 1 values, the last 0)
   f.counts.resize(n + 1);

@@ -23,6 +23,7 @@ struct DeviceFrame {
   DeviceBuffer<unsigned char> scratch;  // CUB's temporary storage
   DeviceBuffer<float> rgb, alpha, t_final;
   DeviceBuffer<std::uint32_t> last;  // per pixel: the end of its blended steps
+  DeviceBuffer<std::int32_t> radii;  // per splat: RenderOutput::radii
   DeviceBuffer<float> records;      // backward: one per instance, splat-major
   render::ViewT<float> view{};
   BlendImage image{};
@@ -36,7 +37,8 @@ struct DeviceGrads {
   DeviceBuffer<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest, mean2d;
 };
 
-// Renders `geometry` (on the device) for `view` into frame.rgb and frame.alpha.
+// Renders `geometry` (on the device) for `view` into frame.rgb and frame.alpha, and each
+// splat's radius into frame.radii.
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& frame);
 

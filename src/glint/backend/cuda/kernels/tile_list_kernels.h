@@ -67,4 +67,12 @@ GLINT_KERNEL void tile_ranges_kernel(DeviceSpan<const std::uint64_t> sorted_keys
   if (i + 1 == n || static_cast<std::uint32_t>(sorted_keys[i + 1] >> 32) != tile) ranges[2 * tile + 1] = i + 1;
 }
 
+// RenderOutput::radii from the projected splats (0: not drawn), so that a frame's radii
+// come back as 4 bytes a splat rather than the whole projection.
+GLINT_KERNEL void splat_radii_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSpan<std::int32_t> radii) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= radii.size) return;
+  radii[i] = splats[i].radius;
+}
+
 }  // namespace glint::cuda

@@ -1,0 +1,206 @@
+// The CUDA backend: uploads the model, runs the forward's and backward's device stages
+// (forward_stages.h) and downloads what the caller asked for. It renders colour and alpha;
+// the other outputs (depth, normals, counts, distortion, AbsGS's statistic) are an error
+// naming the output, not a silent zero image. Training is a hybrid session: the CPU
+// backend's training session (loss, Adam, densification on the host) with this backend as
+// its rasterizer, so every step uploads the model and downloads the render and gradients.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "glint/backend/cpu/cpu_training_session.h"
+#include "glint/backend/cuda/cuda_backend.h"
+#include "glint/backend/cuda/forward_stages.h"
+#include "glint/core/error.h"
+#include "glint/render/view.h"
+
+namespace glint {
+namespace {
+
+template <class T>
+void upload(cuda::DeviceBuffer<T>& b, const T* src, std::size_t n) {
+  b.resize(n);
+  if (n > 0) cuda::check(cudaMemcpy(b.data(), src, n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+}
+template <class T>
+void download(const cuda::DeviceBuffer<T>& b, std::vector<T>& out) {
+  out.resize(b.size());
+  if (!out.empty()) cuda::check(cudaMemcpy(out.data(), b.data(), out.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+}
+void download_image(const cuda::DeviceBuffer<float>& b, int w, int h, int c, ImageF& img) {
+  if (img.width != w || img.height != h || img.channels != c ||
+      img.data.size() != static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c))
+    img = ImageF(w, h, c);
+  download(b, img.data);
+}
+
+// The outputs this backend does not render yet: the first one asked for, or null.
+const char* missing_output(const RenderSettings& s) {
+  if (s.want_depth) return "depth";
+  if (s.want_median_depth) return "median depth";
+  if (s.want_normal) return "normals";
+  if (s.want_count) return "per-pixel splat counts";
+  if (s.want_distortion) return "depth distortion";
+  if (s.want_mean2d_abs) return "AbsGS's mean2d_abs statistic";
+  return nullptr;
+}
+
+// A forward's device state: the model as it was uploaded and the frame's buffers, which
+// the backward reads (and in which it writes its per-instance records, hence mutable).
+struct CudaForwardState final : ForwardState {
+  cuda::DeviceBuffer<float> means, log_scales, quats, opacity, sh_dc, sh_rest;
+  mutable cuda::DeviceFrame frame;
+  std::size_t n = 0;
+  const float* model_means = nullptr;
+  int width = 0, height = 0;
+  RenderSettings settings;
+  cuda::SplatGeometry geometry() const {
+    return {means.cspan(), log_scales.cspan(), quats.cspan(), opacity.cspan(), sh_dc.cspan(), sh_rest.cspan()};
+  }
+};
+
+class CudaBackend final : public Backend {
+ public:
+  const char* name() const override { return "cuda"; }
+
+  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override {
+    RenderOutput out;
+    forward_into(model, camera, settings, out);
+    return out;
+  }
+  void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                    RenderOutput& out) override;
+  void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
+  std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
+    return cpu::make_cpu_training_session(*this, setup, std::move(initial));
+  }
+
+ private:
+  // As the CPU backend: a state goes out again once no RenderOutput holds it, so steady
+  // rendering reuses its device buffers.
+  std::shared_ptr<CudaForwardState> take_state() {
+    for (auto& p : pool_)
+      if (p.use_count() == 1) return p;
+    auto st = std::make_shared<CudaForwardState>();
+    if (pool_.size() < 3) pool_.push_back(st);
+    return st;
+  }
+  std::vector<std::shared_ptr<CudaForwardState>> pool_;
+  cuda::DeviceBuffer<float> d_rgb_, d_alpha_;
+  cuda::DeviceGrads grads_;
+};
+
+void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                               RenderOutput& out) {
+  if (const char* what = missing_output(settings))
+    throw Error(std::string("CUDA backend: it does not render ") + what +
+                " yet (only colour and alpha); use --backend cpu");
+  const std::size_t n = model.size();
+  if (model.means.size() != 3 * n || model.log_scales.size() != 3 * n || model.quats.size() != 4 * n ||
+      model.sh_dc.size() != 3 * n || model.sh_rest.size() != std::size_t(kShRestCoeffs) * 3 * n)
+    throw Error("rasterizer: GaussianModel arrays have inconsistent sizes");
+  if (n > std::size_t(1) << 30) throw Error("rasterizer: too many splats for the CUDA backend");
+  if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
+    throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
+  out.saved.reset();
+  std::shared_ptr<CudaForwardState> st = take_state();
+  upload(st->means, model.means.data(), model.means.size());
+  upload(st->log_scales, model.log_scales.data(), model.log_scales.size());
+  upload(st->quats, model.quats.data(), model.quats.size());
+  upload(st->opacity, model.opacity_logits.data(), model.opacity_logits.size());
+  upload(st->sh_dc, model.sh_dc.data(), model.sh_dc.size());
+  upload(st->sh_rest, model.sh_rest.data(), model.sh_rest.size());
+  st->n = n;
+  st->model_means = model.means.data();
+  st->width = camera.width;
+  st->height = camera.height;
+  st->settings = settings;
+  const int degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
+  cuda::forward_frame(render::make_view<float>(camera, settings.near_plane), st->geometry(), degree,
+                      settings.antialiased, settings.background, st->frame);
+
+  download_image(st->frame.rgb, camera.width, camera.height, 3, out.rgb);
+  if (settings.want_alpha)
+    download_image(st->frame.alpha, camera.width, camera.height, 1, out.alpha);
+  else
+    out.alpha = ImageF();
+  for (ImageF* unused : {&out.depth, &out.median_depth, &out.normal, &out.count, &out.distortion}) *unused = ImageF();
+  download(st->frame.radii, out.radii);
+  out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
+  out.num_instances = static_cast<std::int64_t>(st->frame.instances);
+  out.saved = std::move(st);
+}
+
+void CudaBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
+                           const RenderOutput& out, const RenderGradIn& gin, ModelGrad& grad) {
+  (void)settings;
+  if (!out.saved) throw Error("rasterizer backward: the RenderOutput holds no forward state");
+  const auto* st = dynamic_cast<const CudaForwardState*>(out.saved.get());
+  if (!st) throw Error("rasterizer backward: the RenderOutput's forward state is another backend's");
+  if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
+      st->height != camera.height)
+    throw Error("rasterizer backward: model or camera differ from the forward pass");
+  if (gin.d_depth || gin.d_median_depth || gin.d_normal || gin.d_distortion)
+    throw Error("rasterizer backward: gradient given for an output that forward did not render");
+  const std::size_t pixels = static_cast<std::size_t>(st->width) * static_cast<std::size_t>(st->height);
+  if (gin.d_rgb) {
+    upload(d_rgb_, gin.d_rgb, 3 * pixels);
+  } else {  // null is zero
+    d_rgb_.resize(3 * pixels);
+    cuda::check(cudaMemset(d_rgb_.data(), 0, 3 * pixels * sizeof(float)), "d_rgb");
+  }
+  if (gin.d_alpha)
+    upload(d_alpha_, gin.d_alpha, pixels);
+  else
+    d_alpha_.resize(0);
+  cuda::backward_frame(st->geometry(), st->frame, d_rgb_.cspan(), d_alpha_.cspan(), grads_);
+  grad.resize(st->n, false);
+  download(grads_.means, grad.means);
+  download(grads_.log_scales, grad.log_scales);
+  download(grads_.quats, grad.quats);
+  download(grads_.opacity_logits, grad.opacity_logits);
+  download(grads_.sh_dc, grad.sh_dc);
+  download(grads_.sh_rest, grad.sh_rest);
+  download(grads_.mean2d, grad.mean2d);
+  grad.sh_rest_live = 3 * kShRestCoeffs;  // every float of every row written
+}
+
+}  // namespace
+
+namespace {
+// The runtime's words for "no driver" name a version mismatch; say what it usually means.
+std::string no_device_reason(cudaError_t e) {
+  if (e == cudaErrorInsufficientDriver)
+    return "no NVIDIA driver is loaded, or it is older than the CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
+           std::to_string(CUDART_VERSION % 1000 / 10) + " runtime this glint was built with";
+  if (e == cudaErrorNoDevice) return "the NVIDIA driver sees no GPU";
+  return cudaGetErrorString(e);
+}
+}  // namespace
+
+bool cuda_device_present(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (why) *why = "no CUDA device was found (" + no_device_reason(e) + ")";
+    cudaGetLastError();  // so that later runtime calls do not report this one again
+    return false;
+  }
+  if (n <= 0) {
+    if (why) *why = "no CUDA device was found";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Backend> make_cuda_backend() {
+  std::string why;
+  if (!cuda_device_present(&why)) throw Error("--backend cuda", why);
+  return std::make_unique<CudaBackend>();
+}
+
+}  // namespace glint

@@ -1,0 +1,44 @@
+#include "glint/backend/cuda/loss_stage.h"
+
+#include "glint/backend/cuda/kernels/target_kernel.h"
+#include "glint/backend/cuda/loss_stages.h"
+#include "glint/core/error.h"
+
+namespace glint::cuda {
+
+LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<const float> target, int width,
+                                  int height, int channels, float lambda, DeviceSpan<float> grad, LossBuffers& b) {
+  const auto count = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
+                     static_cast<std::uint64_t>(channels);
+  if (render.size != count || target.size != count || (grad.size != 0 && grad.size != count))
+    throw Error("loss: render, target and gradient sizes differ from the image's");
+  if (count == 0) return loss_value(static_cast<double>(lambda != 0.f), 0.0, 1, lambda);
+  if (count >= (std::uint64_t(1) << 31)) throw Error("loss: image too large for the CUDA loss");
+  const bool ssim = lambda != 0.f, with_grad = grad.size > 0;
+  b.derivs.resize(ssim && with_grad ? 3 * count : 0);
+  b.ssim_map.resize(ssim ? count : 0);
+  b.abs_diff.resize(count);
+  b.partials.resize(2 * std::size_t(loss_sum_blocks(static_cast<std::uint32_t>(count))));
+  b.sums.resize(2);
+  check(cudaMemset(b.sums.data(), 0, 2 * sizeof(double)), "loss sums");
+  const LossSpans s{render,           target,           grad,              b.derivs.span(),
+                    b.ssim_map.span(), b.abs_diff.span(), b.partials.span(), b.sums.span()};
+  photometric_loss_launches(s, loss_image(width, height, channels, lambda));
+  check(cudaGetLastError(), "loss");
+  double sums[2] = {0, 0};
+  check(cudaMemcpy(sums, b.sums.data(), sizeof(sums), cudaMemcpyDeviceToHost), "loss sums");
+  return loss_value(sums[0], sums[1], count, lambda);
+}
+
+void device_target(DeviceSpan<const std::uint8_t> src, int width, int height, int channels,
+                   const std::array<float, 3>& background, DeviceSpan<float> out) {
+  const auto pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  if (channels < 1 || channels > 4 || src.size != pixels * static_cast<std::uint64_t>(channels) ||
+      out.size != 3 * pixels)
+    throw Error("target: image and buffer sizes differ");
+  const TargetImage t{width, height, channels, {background[0], background[1], background[2]}};
+  launch(target_kernel, shape_for(pixels), src, t, out);
+  check(cudaGetLastError(), "target");
+}
+
+}  // namespace glint::cuda

@@ -1,0 +1,28 @@
+#pragma once
+// Host entry points of the photometric loss on the device (nvcc only; the launches are
+// loss_stages.h's, the kernels in kernels/: loss_kernels.h, ssim_tile_kernels.h,
+// target_kernel.h).
+#include <array>
+#include <cstdint>
+
+#include "glint/backend/cuda/device_buffer.h"
+#include "glint/train/loss.h"
+
+namespace glint::cuda {
+
+// The loss's scratch, kept from step to step (grown, never shrunk).
+struct LossBuffers {
+  DeviceBuffer<float> derivs, ssim_map, abs_diff;
+  DeviceBuffer<double> partials, sums;
+};
+
+// (1 - lambda) L1 + lambda D-SSIM of render against target ([H,W,C] floats on the device),
+// and when grad is not empty d total / d render into it. Two doubles come back.
+LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<const float> target, int width,
+                                  int height, int channels, float lambda, DeviceSpan<float> grad, LossBuffers& buffers);
+
+// out ([H,W,3]) = the 8-bit image src (channels 1 to 4) over background.
+void device_target(DeviceSpan<const std::uint8_t> src, int width, int height, int channels,
+                   const std::array<float, 3>& background, DeviceSpan<float> out);
+
+}  // namespace glint::cuda

@@ -1,0 +1,85 @@
+#pragma once
+// The photometric loss's launches in order (kernels/loss_kernels.h), over buffers the
+// caller owns: one header for the device (loss_stage.cu) and the emulated tests, so both
+// run the same sequence. The two sums come back in sums[0] (SSIM map) and sums[1]
+// (|render - target|); the caller turns them into the LossValue (loss_value()).
+#include <cstdint>
+
+#include "glint/backend/cuda/kernels/loss_kernels.h"
+#include "glint/backend/cuda/kernels/ssim_tile_kernels.h"
+#include "glint/backend/cuda/launch.h"
+#include "glint/train/loss.h"
+
+namespace glint::cuda {
+
+// Buffers of one loss evaluation over count = width * height * channels values.
+struct LossSpans {
+  DeviceSpan<const float> render, target;  // [count] each
+  DeviceSpan<float> grad;                  // [count] d total / d render, or empty: no gradient
+  DeviceSpan<float> derivs;                // [3 count] (only with a gradient)
+  DeviceSpan<float> ssim_map, abs_diff;    // [count] each
+  DeviceSpan<double> partials;             // [2 loss_sum_blocks(count)]
+  DeviceSpan<double> sums;                 // [2]
+};
+static_assert(sizeof(LossSpans) == 128);
+
+inline constexpr std::uint32_t kSumPerThread = 16;
+inline std::uint32_t loss_sum_blocks(std::uint32_t count) {
+  const std::uint32_t per_block = kSumThreads * kSumPerThread;
+  return (count + per_block - 1) / per_block;
+}
+
+inline LossImage loss_image(int width, int height, int channels, float lambda) {
+  LossImage img{};
+  img.width = width;
+  img.height = height;
+  img.channels = channels;
+  const auto count = static_cast<float>(static_cast<long>(width) * height * channels);
+  img.l1_scale = (1.f - lambda) / count;
+  img.lambda = lambda;
+  img.inv_count = static_cast<float>(1.0 / static_cast<double>(count));
+  img.c1 = static_cast<float>(kSsimC1);
+  img.c2 = static_cast<float>(kSsimC2);
+  const auto w = ssim_window_weights<float>();
+  for (int k = 0; k < kSsimWindow; ++k) img.window[k] = w[static_cast<std::size_t>(k)];
+  return img;
+}
+
+// sums[which] = the sum of values, in two launches (blocks, then their partial sums).
+inline void sum_into(DeviceSpan<const float> values, DeviceSpan<double> partials, DeviceSpan<double> sums,
+                     std::uint32_t which) {
+  const std::uint32_t blocks = loss_sum_blocks(values.size);
+  const DeviceSpan<double> mine{partials.data + which * blocks, blocks};
+  launch(block_sum_kernel<float>, LaunchShape{dim3(blocks), dim3(kSumThreads)}, values, kSumPerThread, mine);
+  const std::uint32_t per_thread = (blocks + kSumThreads - 1) / kSumThreads;
+  launch(block_sum_kernel<double>, LaunchShape{dim3(1), dim3(kSumThreads)}, mine.as_const(), per_thread,
+         DeviceSpan<double>{sums.data + which, 1});
+}
+
+// Runs the loss over non-empty images (count > 0); with lambda 0 no SSIM is computed
+// (sums[0] is then left as it was).
+inline void photometric_loss_launches(const LossSpans& s, const LossImage& img) {
+  const bool grad = s.grad.size > 0;
+  if (img.lambda == 0.f) {
+    launch(l1_grad_kernel, shape_for(s.render.size), s.render, s.target, img, s.grad, s.abs_diff);
+  } else {
+    const std::uint32_t tiles = ssim_tiles_x(img) * static_cast<std::uint32_t>((img.height + kSsimTile - 1) / kSsimTile);
+    const LaunchShape tile_shape{dim3(tiles), dim3(kSsimTileThreads)};
+    launch(ssim_forward_tile_kernel, tile_shape, s.render, s.target, img, grad ? s.derivs : DeviceSpan<float>{},
+           s.ssim_map, s.abs_diff);
+    if (grad) launch(ssim_backward_tile_kernel, tile_shape, s.derivs.as_const(), s.render, s.target, img, s.grad);
+    sum_into(s.ssim_map.as_const(), s.partials, s.sums, 0);
+  }
+  sum_into(s.abs_diff.as_const(), s.partials, s.sums, 1);
+}
+
+// The LossValue from the two sums, as photometric_loss (train/loss.cpp) forms it.
+inline LossValue loss_value(double ssim_sum, double abs_sum, std::uint64_t count, float lambda) {
+  LossValue out;
+  out.ssim = lambda != 0.f ? ssim_sum / static_cast<double>(count) : 0.0;
+  out.l1 = abs_sum / static_cast<double>(count);
+  out.total = (1.0 - lambda) * out.l1 + lambda * (1.0 - out.ssim);
+  return out;
+}
+
+}  // namespace glint::cuda

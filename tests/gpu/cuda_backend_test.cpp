@@ -1,0 +1,85 @@
+// The CUDA backend class (backend/cuda/cuda_backend.cu) and the device loss on a real GPU:
+// forward and backward through glint::Backend against the CPU backend, outputs it does not
+// render yet as errors, and the loss against the CPU loss. Skips (visibly) where no device
+// is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "glint/backend/cuda/cuda_backend.h"
+#include "glint/backend/cuda/loss_stage.h"
+#include "glint/core/error.h"
+#include "glint/train/loss.h"
+#include "raster_test_util.h"
+#include "reference/scenes.h"
+
+using namespace glint;
+
+namespace {
+bool skip_without_gpu() {
+  if (cuda_device_present()) return false;
+  if (std::getenv("GLINT_REQUIRE_GPU")) ADD_FAILURE() << "no CUDA device, and GLINT_REQUIRE_GPU is set";
+  return true;
+}
+template <class T>
+cuda::DeviceBuffer<T> upload(const std::vector<T>& v) {
+  cuda::DeviceBuffer<T> b(v.size());
+  b.resize(v.size());
+  cuda::check(cudaMemcpy(b.data(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  return b;
+}
+}  // namespace
+
+TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  GaussianModel m = test::random_scene(5000, 31);
+  m.sh_degree = 2;
+  const Camera cam = test::look_at(200, 150, 180, {0, -3, 0.5}, {0, 0, 0});
+  RenderSettings rs;
+  rs.background[2] = 1.f;
+  auto gpu = make_cuda_backend();
+  auto cpu = make_cpu_backend();
+  const RenderOutput g = gpu->forward(m, cam, rs), c = cpu->forward(m, cam, rs);
+  EXPECT_EQ(g.num_instances, c.num_instances);
+  ASSERT_EQ(g.radii.size(), c.radii.size());
+  std::size_t radii_off = 0;  // a contracted multiply-add may move a ceil by one
+  for (std::size_t i = 0; i < g.radii.size(); ++i) radii_off += std::abs(g.radii[i] - c.radii[i]) > 1;
+  EXPECT_LE(radii_off, g.radii.size() / 1000 + 1);
+  const std::size_t slack = static_cast<std::size_t>(cam.width * cam.height) / 2000 + 1;
+  EXPECT_TRUE(test::images_close("rgb", g.rgb.data, c.rgb.data, 1e-4, 3 * slack));
+  EXPECT_TRUE(test::images_close("alpha", g.alpha.data, c.alpha.data, 1e-4, slack));
+  const test::Upstream up = test::random_upstream(cam.width, cam.height, rs, 3);
+  ModelGrad gg, cg;
+  gpu->backward(m, cam, rs, g, up.in(), gg);
+  cpu->backward(m, cam, rs, c, up.in(), cg);
+  EXPECT_TRUE(test::grads_close("means", gg.means, cg.means, 1e-3, 6 * slack));
+  EXPECT_TRUE(test::grads_close("opacity", gg.opacity_logits, cg.opacity_logits, 1e-3, slack));
+  EXPECT_TRUE(test::grads_close("mean2d", gg.mean2d, cg.mean2d, 1e-3, 4 * slack));
+  RenderSettings depth = rs;
+  depth.want_depth = true;
+  EXPECT_THROW(gpu->forward(m, cam, depth), Error);
+}
+
+TEST(CudaBackendDevice, LossMatchesTheCpuLoss) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> U(0.f, 1.f);
+  ImageF a(301, 203, 3), b(301, 203, 3);
+  for (float& v : a.data) v = U(rng);
+  for (std::size_t i = 0; i < b.data.size(); ++i) b.data[i] = 0.7f * a.data[i] + 0.3f * U(rng);
+  ImageF cpu_grad;
+  const LossValue cpu = photometric_loss(a, b, &cpu_grad, LossOptions{0.2f});
+  const auto da = upload(a.data), db = upload(b.data);
+  cuda::DeviceBuffer<float> dg(a.data.size());
+  dg.resize(a.data.size());
+  cuda::LossBuffers bufs;
+  const LossValue dev = cuda::device_photometric_loss(da.cspan(), db.cspan(), a.width, a.height, 3, 0.2f, dg.span(), bufs);
+  EXPECT_NEAR(dev.total, cpu.total, 1e-6);
+  EXPECT_NEAR(dev.ssim, cpu.ssim, 1e-6);
+  std::vector<float> g(a.data.size());
+  cuda::check(cudaMemcpy(g.data(), dg.data(), g.size() * sizeof(float), cudaMemcpyDeviceToHost), "grad");
+  EXPECT_TRUE(test::grads_close("d_rgb", g, cpu_grad.data, 1e-3, 0));
+}
