@@ -113,8 +113,9 @@ TEST(RenderOutputs, EachOutputAloneHasTheTablesShapeAndTheValuesOfAFullRender) {
     ASSERT_EQ(image_of(o, id).channels, aov::kInfo[i].channels);
     EXPECT_TRUE(same_bits(image_of(o, id), image_of(full, id)));
     EXPECT_TRUE(same_bits(o.rgb, full.rgb));
-    for (int j = 0; j < aov::kCount; ++j)
+    for (int j = 0; j < aov::kCount; ++j) {
       if (j != i) EXPECT_TRUE(image_of(o, aov::Id(j)).data.empty()) << aov::kInfo[j].name;
+    }
     double sum = 0;
     for (float v : image_of(o, id).data) sum += std::abs(v);
     EXPECT_GT(sum, 0.0) << "the scene covers the view, so every output has non-zero pixels";

@@ -1,12 +1,15 @@
 // The CUDA backend: uploads the model, runs the forward's and backward's device stages
 // (forward_stages.h) and downloads what the caller asked for. It renders colour and alpha;
-// the other outputs (depth, normals, counts, distortion, AbsGS's statistic) are an error
-// naming the output, not a silent zero image. Training is a hybrid session: the CPU
+// a render that wants any other output of backend/render_outputs.h (or AbsGS's statistic)
+// goes whole to the CPU backend it keeps, said once on stderr, so that every command works
+// on a GPU machine while the device kernels for those outputs do not exist (its backward
+// then goes there too, by the forward state's type). Training is a hybrid session: the CPU
 // backend's training session (loss, Adam, densification on the host) with this backend as
 // its rasterizer, so every step uploads the model and downloads the render and gradients.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,12 +42,9 @@ void download_image(const cuda::DeviceBuffer<float>& b, int w, int h, int c, Ima
 
 // The outputs this backend does not render yet: the first one asked for, or null.
 const char* missing_output(const RenderSettings& s) {
-  if (s.want_depth) return "depth";
-  if (s.want_median_depth) return "median depth";
-  if (s.want_normal) return "normals";
-  if (s.want_count) return "per-pixel splat counts";
-  if (s.want_distortion) return "depth distortion";
-  if (s.want_mean2d_abs) return "AbsGS's mean2d_abs statistic";
+  for (int i = 0; i < aov::kCount; ++i)
+    if (i != aov::alpha && wants(s, aov::Id(i))) return aov::kInfo[i].name;
+  if (s.want_mean2d_abs) return "mean2d_abs (AbsGS's statistic)";
   return nullptr;
 }
 
@@ -90,15 +90,22 @@ class CudaBackend final : public Backend {
     return st;
   }
   std::vector<std::shared_ptr<CudaForwardState>> pool_;
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend();  // renders what the device cannot yet
+  bool said_cpu_ = false;
   cuda::DeviceBuffer<float> d_rgb_, d_alpha_;
   cuda::DeviceGrads grads_;
 };
 
 void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                                RenderOutput& out) {
-  if (const char* what = missing_output(settings))
-    throw Error(std::string("CUDA backend: it does not render ") + what +
-                " yet (only colour and alpha); use --backend cpu");
+  if (const char* what = missing_output(settings)) {
+    if (!said_cpu_)
+      std::fprintf(stderr, "glint: the CUDA backend renders colour and alpha only so far; renders with %s run on the CPU\n",
+                   what);
+    said_cpu_ = true;
+    cpu_->forward_into(model, camera, settings, out);
+    return;
+  }
   const std::size_t n = model.size();
   if (model.means.size() != 3 * n || model.log_scales.size() != 3 * n || model.quats.size() != 4 * n ||
       model.sh_dc.size() != 3 * n || model.sh_rest.size() != std::size_t(kShRestCoeffs) * 3 * n)
@@ -128,7 +135,8 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
     download_image(st->frame.alpha, camera.width, camera.height, 1, out.alpha);
   else
     out.alpha = ImageF();
-  for (ImageF* unused : {&out.depth, &out.median_depth, &out.normal, &out.count, &out.distortion}) *unused = ImageF();
+  for (int i = 0; i < aov::kCount; ++i)
+    if (i != aov::alpha) image_of(out, aov::Id(i)) = ImageF();
   download(st->frame.radii, out.radii);
   out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
   out.num_instances = static_cast<std::int64_t>(st->frame.instances);
@@ -137,15 +145,19 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
 
 void CudaBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                            const RenderOutput& out, const RenderGradIn& gin, ModelGrad& grad) {
-  (void)settings;
   if (!out.saved) throw Error("rasterizer backward: the RenderOutput holds no forward state");
   const auto* st = dynamic_cast<const CudaForwardState*>(out.saved.get());
-  if (!st) throw Error("rasterizer backward: the RenderOutput's forward state is another backend's");
+  if (!st) {  // a render forward_into handed to the CPU backend (which rejects any other state)
+    cpu_->backward(model, camera, settings, out, gin, grad);
+    return;
+  }
   if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
       st->height != camera.height)
     throw Error("rasterizer backward: model or camera differ from the forward pass");
-  if (gin.d_depth || gin.d_median_depth || gin.d_normal || gin.d_distortion)
-    throw Error("rasterizer backward: gradient given for an output that forward did not render");
+  for (int i = 0; i < aov::kCount; ++i)
+    if (i != aov::alpha && grad_of(gin, aov::Id(i)))
+      throw Error("rasterizer backward: a gradient for " + std::string(aov::kInfo[i].name) +
+                  ", which the forward did not render");
   const std::size_t pixels = static_cast<std::size_t>(st->width) * static_cast<std::size_t>(st->height);
   if (gin.d_rgb) {
     upload(d_rgb_, gin.d_rgb, 3 * pixels);
