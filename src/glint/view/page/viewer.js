@@ -5,8 +5,9 @@ import { parseModelBlob } from './model_blob.js';
 import { SplatRenderer, kNearPlane } from './splat_renderer.js';
 import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders.js';
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
+import { LitView, MODE_LIT, installLitTestHook } from './lit_view.js';
 
-const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL };
+const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL, lit: MODE_LIT };
 
 function showError(msg) {
   const el = document.getElementById('error');
@@ -32,7 +33,7 @@ function sceneBounds(means) {
 }
 
 class Viewer {
-  constructor(canvas, model, scene, lights) {
+  constructor(canvas, model, scene, lights, lightSetups) {
     this.canvas = canvas;
     this.model = model;
     this.cameras = scene.cameras;
@@ -44,7 +45,8 @@ class Viewer {
     this.gl = gl;
     this.renderer = new SplatRenderer(gl, model);
     this.bounds = sceneBounds(model.means);
-    this.mode = MODE_COLOR;
+    this.lit = new LitView(this, lightSetups);
+    this.mode = this.lit.hasLights() ? MODE_LIT : MODE_COLOR;
     this.stats = { frameMs: 0, sortMs: 0, drawn: 0 };
     this.syncPixel = new Uint8Array(4);
     this.camVersion = 0;
@@ -145,9 +147,13 @@ class Viewer {
     const k = Math.min(stage.clientWidth / this.cam.width, stage.clientHeight / this.cam.height) || 1;
     this.canvas.style.width = `${Math.floor(this.cam.width * k)}px`;
     this.canvas.style.height = `${Math.floor(this.cam.height * k)}px`;
-    this.renderer.render(this.cam, this.mode, this.background);
-    const near = Math.max(kNearPlane, this.orbit.distance - 2 * this.bounds.radius);
-    this.renderer.present(this.mode, [near, this.orbit.distance + 2 * this.bounds.radius]);
+    if (this.mode === MODE_LIT) {
+      this.lit.draw();
+    } else {
+      this.renderer.render(this.cam, this.mode, this.background);
+      const near = Math.max(kNearPlane, this.orbit.distance - 2 * this.bounds.radius);
+      this.renderer.present(this.mode, [near, this.orbit.distance + 2 * this.bounds.radius]);
+    }
     // finish() returns before a GPU process has drawn; a one-pixel read waits for it.
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, this.syncPixel);
     this.stats.frameMs = performance.now() - t0;
@@ -155,7 +161,8 @@ class Viewer {
     if (err !== gl.NO_ERROR) showError(`WebGL error 0x${err.toString(16)}`);
     document.getElementById('stats').textContent =
       `frame ${this.stats.frameMs.toFixed(1)} ms\nsort  ${this.stats.sortMs.toFixed(1)} ms\n` +
-      `drawn ${this.stats.drawn} / ${this.model.count}\n${this.cam.width}x${this.cam.height} ${this.renderer.target.name}`;
+      `drawn ${this.stats.drawn} / ${this.model.count}\n${this.cam.width}x${this.cam.height} ${this.renderer.target.name}` +
+      (this.mode === MODE_LIT ? this.lit.statsText() : '');
   }
 
   attachControls() {
@@ -205,6 +212,7 @@ class Viewer {
       else this.moved();
     });
     const mode = document.getElementById('mode');
+    mode.value = Object.keys(MODES).find((k) => MODES[k] === this.mode);
     mode.addEventListener('change', () => {
       this.mode = MODES[mode.value];
       this.requestFrame();
@@ -250,12 +258,15 @@ function installTestHook(v) {
 }
 
 async function main() {
-  const [blob, scene, lights] = await Promise.all([
-    fetchOk('api/model.bin', 'bin'), fetchOk('api/cameras.json', 'json'), fetchOk('api/lights.json', 'json')]);
+  const [blob, scene, lights, lightSetups] = await Promise.all([
+    fetchOk('api/model.bin', 'bin'), fetchOk('api/cameras.json', 'json'), fetchOk('api/lights.json', 'json'),
+    fetchOk('api/light_setups.json', 'json')]);
   const model = parseModelBlob(blob);
-  const v = new Viewer(document.getElementById('canvas'), model, scene, lights);
+  const v = new Viewer(document.getElementById('canvas'), model, scene, lights, lightSetups);
   v.attachControls();
+  v.lit.attachControls();
   installTestHook(v);
+  installLitTestHook(v);
   if (v.snapped < 0) v.setCamera(v.cam);
   await v.sorted();
   document.body.dataset.ready = 'true';

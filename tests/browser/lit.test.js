@@ -1,0 +1,175 @@
+// Browser tests of the page's lit view: lighting and shadows rendered in the browser from
+// the splats against `glint relight` on the same model, cameras and light file.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { repoRoot, runGlint, startView } from './lib/glint.js';
+import { launchBrowser, openViewer, readTarget } from './lib/browser.js';
+import { writeSplatPly } from './lib/splat_ply.js';
+import { readPng, psnr } from './lib/images.js';
+import { litScene, litLights } from './lib/lit_scene.js';
+
+const demo = path.join(repoRoot, 'data/demo');
+let dir, model, lightsFile, browser, server;
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'glint-lit-test-'));
+  model = path.join(dir, 'scene.ply');
+  lightsFile = path.join(dir, 'lights.json');
+  writeSplatPly(model, litScene());
+  writeFileSync(lightsFile, JSON.stringify(litLights));
+  server = await startView([model, '--cameras', demo, '--lights', lightsFile]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const srgb = (l) => {
+  const c = Math.min(1, Math.max(0, l));
+  return c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055;
+};
+
+// The relight dataset's protocol: straight sRGB colour times coverage (on black), the
+// page's 8-bit rounded as glint relight's PNG is.
+function litPsnr(t, png) {
+  const n = t.width * t.height;
+  const a = new Float32Array(3 * n), b = new Float32Array(3 * n);
+  for (let p = 0; p < n; ++p) {
+    const alpha = t.rgba[4 * p + 3];
+    for (let c = 0; c < 3; ++c) {
+      a[3 * p + c] = (Math.round(255 * srgb(t.rgba[4 * p + c])) / 255) * (Math.round(255 * Math.min(1, alpha)) / 255);
+      b[3 * p + c] = png.data[4 * p + c] * png.data[4 * p + 3];
+    }
+  }
+  return psnr(a, b);
+}
+
+async function litImage(page, { setup, shadows, camera }) {
+  await page.evaluate(({ setup, shadows, camera }) => {
+    const g = window.glintTest;
+    g.setMode('lit');
+    g.loadSetup(setup);
+    g.setShadows(shadows);
+    g.snapTo(camera);
+  }, { setup, shadows, camera });
+  const stats = await page.evaluate(() => window.glintTest.render());
+  return { t: await readTarget(page), stats };
+}
+
+const cameraIndex = (cams, name) => cams.findIndex((c) => c.split === 'test' && (c.name === name || c.name === name + '.png'));
+
+// Asked for: 35 dB. See docs/LIGHTING.md ("The viewer's lit view") for the figures measured.
+const kMinLitPsnr = 35;
+
+for (const shadows of ['pcf', 'transmittance']) {
+  test(`lit parity (${shadows}): point, spot and sun at test cameras match glint relight --no-delight`, async () => {
+    const out = path.join(dir, `relit-${shadows}`);
+    const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', lightsFile, '-o', out,
+                        '--no-delight', '--normal-smooth', '0', '--shadows', shadows, '--shadow-depth', 'expected']);
+    assert.equal(r.code, 0, r.stderr);
+    const { page, errors } = await openViewer(browser.context, server.url);
+    const cams = await page.evaluate(() => window.glintTest.cameras());
+    for (const setup of ['point', 'spot', 'sun'])
+      for (const name of ['r_0', 'r_3']) {
+        const { t, stats } = await litImage(page, { setup, shadows, camera: cameraIndex(cams, name) });
+        const png = readPng(path.join(out, setup, `${name}.png`));
+        assert.equal(png.channels, 4);
+        assert.equal(t.width, png.width);
+        const db = litPsnr(t, png);
+        console.log(`lit parity ${shadows} ${setup} ${name}: ${db.toFixed(2)} dB, frame ${stats.frameMs.toFixed(0)} ms`);
+        assert.ok(db >= kMinLitPsnr, `${shadows} ${setup} ${name}: ${db} dB`);
+      }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('shadow maps: orbiting re-renders none, moving a light re-renders only its own', async () => {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  await litImage(page, { setup: 'point', shadows: 'pcf', camera: cameraIndex(cams, 'r_0') });
+  const counts = () => page.evaluate(() => window.glintTest.shadowRenders());
+  assert.deepEqual(await counts(), [1]);
+  await page.evaluate(() => window.glintTest.addLight({ type: 'sun', direction_to_light: [0.3, 0.2, 0.9],
+                                                         strength_W_per_m2: 1, color: [1, 1, 1] }));
+  await page.evaluate(() => window.glintTest.render());
+  assert.deepEqual(await counts(), [1, 1]);
+  for (const name of ['r_3', 'r_5']) {  // the camera moves: no map is stale
+    await page.evaluate((i) => window.glintTest.snapTo(i), cameraIndex(cams, name));
+    await page.evaluate(() => window.glintTest.render());
+  }
+  assert.deepEqual(await counts(), [1, 1]);
+  await page.evaluate(() => window.glintTest.updateLight(1, { direction: [0.35, 0.2, 0.9] }));
+  await page.evaluate(() => window.glintTest.render());
+  assert.deepEqual(await counts(), [1, 2]);
+  await page.evaluate(() => window.glintTest.updateLight(0, { position: [1.3, -0.9, 2.2] }));
+  await page.evaluate(() => window.glintTest.render());
+  assert.deepEqual(await counts(), [2, 2]);
+  await page.evaluate(() => window.glintTest.updateLight(0, { color: [1, 1, 1] }));  // any change of the light
+  await page.evaluate(() => window.glintTest.render());
+  assert.deepEqual(await counts(), [3, 2]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Pixels in the shadow of the lamp: lit with visibility clearly below the shadow-free image.
+async function shadowMask(page, camera) {
+  const img = async (kind) => {
+    await page.evaluate((k) => window.glintTest.setShadows(k), kind);
+    await page.evaluate((i) => window.glintTest.snapTo(i), camera);
+    await page.evaluate(() => window.glintTest.render());
+    return (await readTarget(page));
+  };
+  const lit = await img('pcf'), free = await img('none');
+  const n = lit.width * lit.height;
+  const mask = new Uint8Array(n);
+  let count = 0, sx = 0, sy = 0;
+  for (let p = 0; p < n; ++p) {
+    if (free.rgba[4 * p + 3] < 0.5) continue;
+    const a = lit.rgba[4 * p] + lit.rgba[4 * p + 1] + lit.rgba[4 * p + 2];
+    const b = free.rgba[4 * p] + free.rgba[4 * p + 1] + free.rgba[4 * p + 2];
+    if (a < 0.6 * b) {
+      mask[p] = 1;
+      ++count;
+      sx += p % lit.width;
+      sy += Math.floor(p / lit.width);
+    }
+  }
+  return { count, cx: sx / Math.max(count, 1), cy: sy / Math.max(count, 1), lit, free };
+}
+
+test('a shadow moves the right way when its light moves and vanishes when the light is off', async () => {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  const i = cameraIndex(cams, 'r_0');
+  await litImage(page, { setup: 'sun', shadows: 'pcf', camera: i });
+  // The sun low in -x, then low in +x: the box's shadow on the ground goes from +x to -x.
+  await page.evaluate(() => window.glintTest.updateLight(0, { direction: [-0.8, 0, 0.6] }));
+  const west = await shadowMask(page, i);
+  await page.evaluate(() => window.glintTest.updateLight(0, { direction: [0.8, 0, 0.6] }));
+  const east = await shadowMask(page, i);
+  assert.ok(west.count > 100 && east.count > 100, `shadow pixels ${west.count}, ${east.count}`);
+  // World +x as an image direction at the scene centre: the camera's rows R0 (right), R1 (down).
+  const R = cams[i].R;
+  const ix = [R[0], R[3]];
+  const moved = (east.cx - west.cx) * ix[0] + (east.cy - west.cy) * ix[1];
+  console.log(`shadow centroid moved ${moved.toFixed(1)} px along -x's image direction as the sun went from -x to +x ` +
+              `(${west.count} and ${east.count} shadow pixels)`);
+  assert.ok(moved < -10, `the shadow moved ${moved} px along the image of +x`);
+  await page.evaluate(() => window.glintTest.updateLight(0, { enabled: false }));
+  const off = await shadowMask(page, i);
+  assert.equal(off.count, 0);
+  // Off means only the ambient term is left: the same pixels as a sun of strength 0.
+  await page.evaluate(() => window.glintTest.updateLight(0, { enabled: true, strength: 0 }));
+  const dark = await shadowMask(page, i);
+  assert.ok(Buffer.from(dark.lit.rgba.buffer).equals(Buffer.from(off.lit.rgba.buffer)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
