@@ -9,7 +9,7 @@ import path from 'node:path';
 import { repoRoot, runGlint, startView } from './lib/glint.js';
 import { launchBrowser, openViewer, readTarget } from './lib/browser.js';
 import { writeSplatPly } from './lib/splat_ply.js';
-import { readPng, psnr } from './lib/images.js';
+import { readPng, litPsnr } from './lib/images.js';
 import { litScene, litLights } from './lib/lit_scene.js';
 
 const demo = path.join(repoRoot, 'data/demo');
@@ -31,34 +31,15 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const srgb = (l) => {
-  const c = Math.min(1, Math.max(0, l));
-  return c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055;
-};
-
-// The relight dataset's protocol: straight sRGB colour times coverage (on black), the
-// page's 8-bit rounded as glint relight's PNG is.
-function litPsnr(t, png) {
-  const n = t.width * t.height;
-  const a = new Float32Array(3 * n), b = new Float32Array(3 * n);
-  for (let p = 0; p < n; ++p) {
-    const alpha = t.rgba[4 * p + 3];
-    for (let c = 0; c < 3; ++c) {
-      a[3 * p + c] = (Math.round(255 * srgb(t.rgba[4 * p + c])) / 255) * (Math.round(255 * Math.min(1, alpha)) / 255);
-      b[3 * p + c] = png.data[4 * p + c] * png.data[4 * p + 3];
-    }
-  }
-  return psnr(a, b);
-}
-
-async function litImage(page, { setup, shadows, camera }) {
-  await page.evaluate(({ setup, shadows, camera }) => {
+async function litImage(page, { setup, shadows, camera, smooth = true }) {
+  await page.evaluate(({ setup, shadows, camera, smooth }) => {
     const g = window.glintTest;
     g.setMode('lit');
     g.loadSetup(setup);
     g.setShadows(shadows);
+    g.setNormalSmoothing(smooth);
     g.snapTo(camera);
-  }, { setup, shadows, camera });
+  }, { setup, shadows, camera, smooth });
   const stats = await page.evaluate(() => window.glintTest.render());
   return { t: await readTarget(page), stats };
 }
@@ -68,12 +49,17 @@ const cameraIndex = (cams, name) => cams.findIndex((c) => c.split === 'test' && 
 // Asked for: 35 dB. See docs/LIGHTING.md ("The viewer's lit view") for the figures measured.
 const kMinLitPsnr = 35;
 
+const relit = (shadows, extra = []) => {
+  const out = path.join(dir, `relit-${shadows}${extra.join('')}`);
+  const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', lightsFile, '-o', out,
+                      '--no-delight', '--shadows', shadows, '--shadow-depth', 'expected', ...extra]);
+  assert.equal(r.code, 0, r.stderr);
+  return out;
+};
+
 for (const shadows of ['pcf', 'transmittance']) {
   test(`lit parity (${shadows}): point, spot and sun at test cameras match glint relight --no-delight`, async () => {
-    const out = path.join(dir, `relit-${shadows}`);
-    const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', lightsFile, '-o', out,
-                        '--no-delight', '--normal-smooth', '0', '--shadows', shadows, '--shadow-depth', 'expected']);
-    assert.equal(r.code, 0, r.stderr);
+    const out = relit(shadows);
     const { page, errors } = await openViewer(browser.context, server.url);
     const cams = await page.evaluate(() => window.glintTest.cameras());
     for (const setup of ['point', 'spot', 'sun'])
@@ -86,10 +72,30 @@ for (const shadows of ['pcf', 'transmittance']) {
         console.log(`lit parity ${shadows} ${setup} ${name}: ${db.toFixed(2)} dB, frame ${stats.frameMs.toFixed(0)} ms`);
         assert.ok(db >= kMinLitPsnr, `${shadows} ${setup} ${name}: ${db} dB`);
       }
+    // The comparison sees the shadows: the page without them is far from glint relight's.
+    const { t } = await litImage(page, { setup: 'sun', shadows: 'none', camera: cameraIndex(cams, 'r_0') });
+    const none = litPsnr(t, readPng(path.join(out, 'sun', 'r_0.png')));
+    console.log(`lit parity ${shadows} sun r_0 with the page's shadows off: ${none.toFixed(2)} dB`);
+    assert.ok(none < kMinLitPsnr - 5, `shadows off: ${none} dB`);
     assert.deepEqual(errors, []);
     await page.close();
   });
 }
+
+test('lit parity without normal smoothing: the page against glint relight --normal-smooth 0', async () => {
+  const out = relit('pcf', ['--normal-smooth', '0']);
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  for (const setup of ['point', 'sun']) {
+    const png = readPng(path.join(out, setup, 'r_0.png'));
+    const raw = litPsnr((await litImage(page, { setup, shadows: 'pcf', camera: cameraIndex(cams, 'r_0'), smooth: false })).t, png);
+    const smoothed = litPsnr((await litImage(page, { setup, shadows: 'pcf', camera: cameraIndex(cams, 'r_0') })).t, png);
+    console.log(`lit parity pcf ${setup} r_0, no smoothing: ${raw.toFixed(2)} dB (the page smoothing: ${smoothed.toFixed(2)} dB)`);
+    assert.ok(raw >= kMinLitPsnr, `${setup}: ${raw} dB`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
 
 test('shadow maps: orbiting re-renders none, moving a light re-renders only its own', async () => {
   const { page, errors } = await openViewer(browser.context, server.url);

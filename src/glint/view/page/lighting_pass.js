@@ -9,6 +9,7 @@ import { fullscreenVertexShader, ambientFragmentShader, lampFragmentShader,
          litDisplayFragmentShader } from './lighting_shaders.js';
 import { ShadowMaps } from './shadow_maps.js';
 import { robustBounds } from './light_views.js';
+import { NormalFilter } from './normal_filter.js';
 
 const kTypes = { point: 0, spot: 1, sun: 2 };
 export const SHADOW_KINDS = ['pcf', 'transmittance', 'none'];
@@ -23,6 +24,8 @@ export class LitRenderer {
     this.vao = gl.createVertexArray();
     this.shadows = new ShadowMaps(gl, renderer, model, robustBounds(model.means));
     this.shadowKind = 'pcf';
+    this.normalFilter = new NormalFilter(gl);
+    this.smoothNormals = true;  // glint relight's default (--normal-smooth 2)
     this.size = [0, 0];
     this.targets = null;
   }
@@ -49,7 +52,8 @@ export class LitRenderer {
       gl.deleteTexture(t.tex);
       gl.deleteFramebuffer(t.fbo);
     }
-    this.targets = { color: this.target(w, h), depth: this.target(w, h), normal: this.target(w, h), lit: this.target(w, h) };
+    this.targets = { color: this.target(w, h), depth: this.target(w, h), normal: this.target(w, h), smooth: this.target(w, h),
+                     lit: this.target(w, h) };
     this.size = [w, h];
   }
 
@@ -72,6 +76,7 @@ export class LitRenderer {
     this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
     this.renderer.render(cam, MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
     this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
+    if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
 
     gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
     gl.viewport(0, 0, cam.width, cam.height);
@@ -91,7 +96,8 @@ export class LitRenderer {
     gl.useProgram(p.program);
     this.bindTexture(0, t.color.tex, p.u.u_color);
     this.bindTexture(1, t.depth.tex, p.u.u_depth);
-    this.bindTexture(2, t.normal.tex, p.u.u_normal);
+    this.bindTexture(2, this.smoothNormals ? t.smooth.tex : t.normal.tex, p.u.u_normal);
+    gl.uniform1i(p.u.u_smoothed, this.smoothNormals ? 1 : 0);
     const R = cam.R;
     gl.uniform3f(p.u.u_R0, R[0], R[1], R[2]);
     gl.uniform3f(p.u.u_R1, R[3], R[4], R[5]);

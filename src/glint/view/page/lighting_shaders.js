@@ -46,6 +46,7 @@ uniform vec3 u_R0, u_R1, u_R2, u_t;  // the view camera, world to camera
 uniform vec4 u_intr;                 // fx fy cx cy
 uniform vec2 u_size;
 uniform vec3 u_eye;
+uniform int u_smoothed;  // 1: u_normal holds normal_filter.js's unit normals (already facing the camera)
 
 uniform int u_type;       // 0 point, 1 spot, 2 sun
 uniform vec3 u_lightPos;  // point, spot
@@ -160,7 +161,7 @@ void main() {
   vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
   vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
   vec3 n = ns / len;
-  if (dot(n, u_eye - x) < 0.0) n = -n;
+  if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
   float e = irradiance(x, n);
   if (e <= 0.0) discard;
   float v = u_shadow == 0 ? 1.0 : visibility(x, n);

@@ -60,7 +60,15 @@ export class LitView {
       l.append(text + ' ', el);
       return l;
     };
-    bar.append(label('lights', setup), label('shadows', shadows));
+    const smooth = document.createElement('input');
+    smooth.type = 'checkbox';
+    smooth.id = 'smooth-normals';
+    smooth.checked = true;
+    smooth.addEventListener('change', () => {
+      this.lit().smoothNormals = smooth.checked;
+      this.changed();
+    });
+    bar.append(label('lights', setup), label('shadows', shadows), label('smooth normals', smooth));
     this.editor = wireLightEditor(this, bar);
   }
 }
@@ -82,6 +90,7 @@ export function installLitTestHook(v) {
       if (!SHADOW_KINDS.includes(kind)) throw new Error('unknown shadow kind ' + kind);
       lit.lit().shadowKind = kind;
     },
+    setNormalSmoothing: (on) => { lit.lit().smoothNormals = Boolean(on); },
     // Times each light's maps were rendered, by light index.
     shadowRenders: () => lit.state.lights.map((l) => lit.lit().shadows.renderCount(l.id)),
     readTarget() {
