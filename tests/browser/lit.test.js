@@ -179,3 +179,51 @@ test('a shadow moves the right way when its light moves and vanishes when the li
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a pointer drag with "move" moves the selected light, not the camera; the saved lights.json relights the same in glint relight', async () => {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  const i = cameraIndex(cams, 'r_0');
+  await page.selectOption('#setup', 'point');
+  await litImage(page, { setup: 'point', shadows: 'pcf', camera: i });
+  const cam0 = await page.evaluate(() => window.glintTest.camera());
+  const before = (await page.evaluate(() => window.glintTest.lights())).lights[0].position;
+  await page.check('#light-move');
+  const box = await page.locator('#canvas').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 40, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.up();
+  await page.uncheck('#light-move');
+  const after = (await page.evaluate(() => window.glintTest.lights())).lights[0].position;
+  const cam1 = await page.evaluate(() => window.glintTest.camera());
+  assert.deepEqual(cam1.R, cam0.R, 'the drag turned the camera');
+  const d = [0, 1, 2].map((k) => after[k] - before[k]);
+  const right = [cam0.R[0], cam0.R[1], cam0.R[2]], down = [cam0.R[3], cam0.R[4], cam0.R[5]];
+  const along = d[0] * right[0] + d[1] * right[1] + d[2] * right[2];
+  const across = d[0] * down[0] + d[1] * down[1] + d[2] * down[2];
+  console.log(`drag of 40 CSS px to the right moved the light ${along.toFixed(3)} m right, ${across.toFixed(3)} m down`);
+  assert.ok(along > 0.05 && Math.abs(across) < 1e-6, `moved ${d}`);
+  assert.ok((await page.evaluate(() => window.glintTest.shadowRenders()))[0] >= 2, 'the moved light kept its old map');
+
+  await page.locator('#light-color').fill('#ffcc99');
+  await page.locator('#light-color').dispatchEvent('input');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#lights-save')]);
+  const saved = path.join(dir, 'saved_lights.json');
+  await download.saveAs(saved);
+  await page.evaluate((k) => window.glintTest.snapTo(k), i);  // the edited setup, as it is
+  await page.evaluate(() => window.glintTest.render());
+  const t = await readTarget(page);
+  assert.deepEqual(errors, []);
+  await page.close();
+  const doc = JSON.parse(readFileSync(saved, 'utf8'));
+  assert.deepEqual(doc.lights[0].position, after);
+  assert.deepEqual(doc.lights[0].color, [1, 0xcc / 255, 0x99 / 255]);
+  const out = path.join(dir, 'relit-saved');
+  const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', saved, '-o', out,
+                      '--no-delight', '--shadow-depth', 'expected']);
+  assert.equal(r.code, 0, r.stderr);
+  const db = litPsnr(t, readPng(path.join(out, doc.name, 'r_0.png')));
+  console.log(`saved lights.json through glint relight: ${db.toFixed(2)} dB against the page`);
+  assert.ok(db >= kMinLitPsnr, `${db} dB`);
+});
