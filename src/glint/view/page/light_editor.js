@@ -49,8 +49,9 @@ export function wireLightEditor(lit, bar) {
   const remove = el('button', { id: 'light-remove', textContent: 'remove' });
   const move = el('input', { type: 'checkbox', id: 'light-move', title: 'drag moves the light' });
   const save = el('button', { id: 'lights-save', textContent: 'save lights.json' });
+  const ambient = el('input', { type: 'number', id: 'ambient', step: 0.05, min: 0, title: 'ambient strength' });
   const label = (t, e) => { const l = el('label'); l.append(t + ' ', e); return l; };
-  bar.append(label('light', pick), on, color, power, cone, blend, add, remove, label('move', move), save);
+  bar.append(label('ambient', ambient), label('light', pick), on, color, power, cone, blend, add, remove, label('move', move), save);
 
   const current = () => state.lights[Number(pick.value)];
   function refresh(keep) {
@@ -59,6 +60,7 @@ export function wireLightEditor(lit, bar) {
     show();
   }
   function show() {
+    ambient.value = String(state.ambient.strength);
     const l = current();
     for (const e of [on, color, power, remove, move]) e.disabled = !l;
     cone.disabled = blend.disabled = !l || l.type !== 'spot';
@@ -76,6 +78,13 @@ export function wireLightEditor(lit, bar) {
     lit.changed();
   };
   pick.addEventListener('change', show);
+  ambient.addEventListener('change', () => {
+    const v = Number(ambient.value);
+    if (Number.isFinite(v) && v >= 0) {
+      state.setAmbient(v);
+      lit.changed();
+    }
+  });
   on.addEventListener('change', () => edit({ enabled: on.checked }));
   color.addEventListener('input', () => edit({ color: unhex(color.value) }));
   power.addEventListener('change', () => {

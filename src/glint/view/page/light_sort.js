@@ -3,19 +3,34 @@
 // sort worker's (float depth ascending, ties by index, read backwards: back to front),
 // and the depths come along so that "every splat in front of a plane" is a tail of it.
 
+const kPackedMax = 2 ** 21;  // splats whose index fits beside 32 depth bits in a double's 53
+
 // { order: Uint32Array back to front, depth: Float64Array ascending (the same splats,
 //   front to back) } of the splats at or beyond `near`.
 export function lightOrder(means, cam, near) {
   const n = means.length / 3;
   const R = cam.R, tz = cam.t[2];
   const z32 = new Float32Array(n);
-  const idx = [];
+  const bits = new Uint32Array(z32.buffer);
+  let idx = [];
   for (let i = 0; i < n; ++i) {
     const z = R[6] * means[3 * i] + R[7] * means[3 * i + 1] + R[8] * means[3 * i + 2] + tz;
     z32[i] = z;
     if (z >= near) idx.push(i);
   }
-  idx.sort((a, b) => (z32[a] - z32[b]) || (a - b));
+  if (n <= kPackedMax) {
+    // One exact double a splat, (order-preserving depth bits) * 2^21 + index, sorted natively:
+    // the same order as the comparator below, several times faster.
+    const keys = new Float64Array(idx.length);
+    idx.forEach((i, k) => {
+      const u = bits[i];
+      keys[k] = ((u & 0x80000000) ? ~u >>> 0 : (u | 0x80000000) >>> 0) * kPackedMax + i;
+    });
+    keys.sort();
+    idx = Array.from(keys, (key) => key % kPackedMax);
+  } else {
+    idx.sort((a, b) => (z32[a] - z32[b]) || (a - b));
+  }
   const order = new Uint32Array(idx.length);
   const depth = new Float64Array(idx.length);
   for (let k = 0; k < idx.length; ++k) {

@@ -5,6 +5,7 @@
 // (docs/LIGHTING.md).
 
 let nextId = 1;
+const kDefaultAmbient = 0.3;
 
 function fromJson(l) {
   const base = { id: nextId++, version: 0, enabled: true, type: l.type, color: (l.color || [1, 1, 1]).slice() };
@@ -46,7 +47,8 @@ export class LightsState {
     const s = name ? this.setups[name] : null;
     if (name && !s) throw new Error(`no light setup '${name}' (have: ${this.names.join(', ')})`);
     this.name = name || 'page';
-    const amb = s && s.ambient ? s.ambient : { strength: 0, color: [1, 1, 1] };
+    // Without a setup, some ambient light so that the lit view starts as the capture, dimmed.
+    const amb = s ? s.ambient || { strength: 0 } : { strength: kDefaultAmbient, color: [1, 1, 1] };
     this.ambient = { strength: amb.strength || 0, color: (amb.color || [1, 1, 1]).slice() };
     this.lights = [];
     this.skipped = 0;
@@ -64,6 +66,11 @@ export class LightsState {
     if (!l) throw new Error(`no light ${i}`);
     for (const [k, v] of Object.entries(patch)) l[k] = Array.isArray(v) ? v.slice() : v;
     l.version++;
+    this.version++;
+  }
+
+  setAmbient(strength) {
+    this.ambient.strength = strength;
     this.version++;
   }
 
