@@ -26,6 +26,7 @@ export class LitView {
     const r = this.lit();
     const ms = r.render(v.cam, this.state);
     if (ms > 0) this.shadowMs = ms;
+    v.stats.shadowMs = ms;  // this frame's (0 when every map was current)
     r.present(v.background);
   }
 
