@@ -11,6 +11,7 @@ import { launchBrowser, openViewer, readTarget } from './lib/browser.js';
 import { writeSplatPly } from './lib/splat_ply.js';
 import { readPng, litPsnr } from './lib/images.js';
 import { litScene, litLights } from './lib/lit_scene.js';
+import { robustBounds } from '../../src/glint/view/page/light_views.js';
 
 const demo = path.join(repoRoot, 'data/demo');
 let dir, model, lightsFile, browser, server;
@@ -228,4 +229,78 @@ test('a pointer drag with "move" moves the selected light, not the camera; the s
   const db = litPsnr(t, readPng(path.join(out, doc.name, 'r_0.png')));
   console.log(`saved lights.json through glint relight: ${db.toFixed(2)} dB against the page`);
   assert.ok(db >= kMinLitPsnr, `${db} dB`);
+});
+
+// The sheet of lit_scene.js as the rasterizer composites it in a sun's map straight down:
+// each splat a Gaussian widened by the 0.3 texel^2 dilation (the map's texel is r / 124 m:
+// 256 texels, a guard of 4), cut where the renderer cuts it.
+function sheetAlpha(x, y, scene, texel) {
+  let t = 1;
+  for (const s of scene.splats) {
+    if (Math.abs(s.mean[2] - 0.5) > 1e-9) continue;
+    const op = 1 / (1 + Math.exp(-s.opacityLogit));
+    const var2 = Math.exp(2 * s.logScale[0]) + 0.3 * texel * texel;
+    const d2 = (x - s.mean[0]) ** 2 + (y - s.mean[1]) ** 2;
+    const a = Math.min(0.99, op * Math.exp(-0.5 * d2 / var2));
+    if (a >= 1 / 255 && 0.5 * d2 / var2 <= 0.5 * Math.min(9, 2 * Math.log(255 * op))) t *= 1 - a;
+  }
+  return 1 - t;
+}
+
+test('transmittance: a semi-transparent sheet casts a shadow of 1 - alpha', async () => {
+  const scene = litScene();
+  const ms = scene.splats.flatMap((q) => q.mean);
+  const texel = robustBounds(ms).radius / 124;
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  let best = null;
+  for (const name of ['r_0', 'r_1', 'r_2', 'r_3', 'r_4', 'r_5', 'r_6', 'r_7']) {
+    const i = cameraIndex(cams, name);
+    await litImage(page, { setup: 'sun', shadows: 'transmittance', camera: i });
+    await page.evaluate(() => window.glintTest.updateLight(0, { direction: [0, 0, 1] }));
+    const shot = async (patch, shadows) => {
+      await page.evaluate(({ patch, shadows }) => {
+        window.glintTest.updateLight(0, patch);
+        window.glintTest.setShadows(shadows);
+      }, { patch, shadows });
+      await page.evaluate(() => window.glintTest.render());
+      return readTarget(page);
+    };
+    const shadowed = await shot({ enabled: true }, 'transmittance');
+    const free = await shot({ enabled: true }, 'none');
+    const ambient = await shot({ enabled: false }, 'none');
+    await page.evaluate(() => window.glintTest.setMode('depth'));
+    await page.evaluate(() => window.glintTest.render());
+    const depth = await readTarget(page);
+    const cam = cams[i];
+    const R = cam.R, t = cam.t;
+    let n = 0, err = 0, sumV = 0, sumE = 0;
+    for (let p = 0; p < cam.width * cam.height; ++p) {
+      if (depth.rgba[4 * p + 3] < 0.99) continue;
+      const z = depth.rgba[4 * p] / depth.rgba[4 * p + 3];
+      const u = p % cam.width + 0.5, v = Math.floor(p / cam.width) + 0.5;
+      const c = [z * (u - cam.cx) / cam.fx - t[0], z * (v - cam.cy) / cam.fy - t[1], z - t[2]];
+      const x = [0, 1, 2].map((k) => R[k] * c[0] + R[3 + k] * c[1] + R[6 + k] * c[2]);
+      // Ground under the sheet (the expected depth of the ground's overlapping splats sits
+      // 1-2 cm above it: the nearer splats weigh more).
+      if (Math.abs(x[2]) > 0.05 || x[0] < 0.8 || x[0] > 1.2 || x[1] < -1.1 || x[1] > -0.7) continue;
+      const sum = (img) => img.rgba[4 * p] + img.rgba[4 * p + 1] + img.rgba[4 * p + 2];
+      const direct = sum(free) - sum(ambient);
+      if (!(direct > 0.05)) continue;
+      const V = (sum(shadowed) - sum(ambient)) / direct;
+      const expected = 1 - sheetAlpha(x[0], x[1], scene, texel);
+      err += Math.abs(V - expected);
+      sumV += V;
+      sumE += expected;
+      ++n;
+    }
+    if (n > 0 && (!best || n > best.n)) best = { name, n, err: err / n, V: sumV / n, E: sumE / n };
+  }
+  assert.ok(best && best.n > 30, `no test view sees the ground under the sheet (${best && best.n} px)`);
+  console.log(`sheet at ${best.name}: visibility ${best.V.toFixed(3)} against 1 - alpha ${best.E.toFixed(3)} ` +
+              `(mean |difference| ${best.err.toFixed(4)} over ${best.n} ground pixels)`);
+  assert.ok(best.err < 0.01, `mean |V - (1 - alpha)| ${best.err}`);
+  assert.ok(best.E > 0.05 && best.E < 0.95, 'the sheet should be neither clear nor opaque');
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -5,7 +5,7 @@ import { rng } from './splat_ply.js';
 
 const logit = (p) => Math.log(p / (1 - p));
 
-export function litScene({ sheetAlpha = 0.5 } = {}) {
+export function litScene({ sheetAlpha = 0.25 } = {}) {
   const r = rng(11);
   const splats = [];
   const flat = (mean, size, opacity, dc) =>
