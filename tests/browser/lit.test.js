@@ -304,3 +304,91 @@ test('transmittance: a semi-transparent sheet casts a shadow of 1 - alpha', asyn
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Whether the segment from x to the light passes through the box [lo, hi] (slab test).
+function segmentHitsBox(x, light, lo, hi) {
+  let t0 = 0, t1 = 1;
+  for (let k = 0; k < 3; ++k) {
+    const d = light[k] - x[k];
+    if (Math.abs(d) < 1e-12) {
+      if (x[k] < lo[k] || x[k] > hi[k]) return false;
+      continue;
+    }
+    let a = (lo[k] - x[k]) / d, b = (hi[k] - x[k]) / d;
+    if (a > b) [a, b] = [b, a];
+    t0 = Math.max(t0, a);
+    t1 = Math.min(t1, b);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+// The shadow inside is checked; on lit ground next to a face border both this page and glint
+// relight (the same pixels, 77 dB apart at the view used) show a line of false shadow
+// where the ground meets the light at 45 degrees: logged, not asserted (docs/LIGHTING.md).
+test('a point light\'s shadow crossing cube-face borders is where the geometry puts it', async () => {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  // Over the ground's (-x, -y) quarter: the box's shadow runs from the -Z face into +X and +Y.
+  const L = [-0.9, -0.9, 1.0];
+  let best = null;
+  for (const name of ['r_0', 'r_2', 'r_4', 'r_6']) {
+    const i = cameraIndex(cams, name);
+    await litImage(page, { setup: 'point', shadows: 'pcf', camera: i });
+    const shot = async (patch, shadows) => {
+      await page.evaluate(({ patch, shadows }) => {
+        window.glintTest.updateLight(0, patch);
+        window.glintTest.setShadows(shadows);
+      }, { patch, shadows });
+      await page.evaluate(() => window.glintTest.render());
+      return readTarget(page);
+    };
+    const shadowed = await shot({ position: L, enabled: true }, 'pcf');
+    const free = await shot({}, 'none');
+    const ambient = await shot({ enabled: false }, 'none');
+    await page.evaluate(() => window.glintTest.setMode('depth'));
+    await page.evaluate(() => window.glintTest.render());
+    const depth = await readTarget(page);
+    const cam = cams[i], R = cam.R, t = cam.t;
+    const r = { name, border: 0, borderShadow: 0, wrongShadow: 0, wrongShadowBorder: 0, falseBorder: 0, nShadow: 0 };
+    for (let p = 0; p < cam.width * cam.height; ++p) {
+      if (depth.rgba[4 * p + 3] < 0.99) continue;
+      const z = depth.rgba[4 * p] / depth.rgba[4 * p + 3];
+      const u = p % cam.width + 0.5, v = Math.floor(p / cam.width) + 0.5;
+      const c = [z * (u - cam.cx) / cam.fx - t[0], z * (v - cam.cy) / cam.fy - t[1], z - t[2]];
+      const x = [0, 1, 2].map((k) => R[k] * c[0] + R[3 + k] * c[1] + R[6 + k] * c[2]);
+      if (Math.abs(x[2]) > 0.05) continue;  // ground only
+      const g = [x[0], x[1], 0];
+      // Certain pixels only: the same answer with the box grown and shrunk by 8 cm (splats
+      // reach past the box's edges, and PCF blurs a texel each way).
+      const inner = segmentHitsBox(g, L, [-0.27, -0.27, 0.08], [0.27, 0.27, 0.62]);
+      const outer = segmentHitsBox(g, L, [-0.43, -0.43, -0.08], [0.43, 0.43, 0.78]);
+      if (inner !== outer) continue;
+      const sum = (img) => img.rgba[4 * p] + img.rgba[4 * p + 1] + img.rgba[4 * p + 2];
+      const direct = sum(free) - sum(ambient);
+      if (!(direct > 0.02)) continue;
+      const V = (sum(shadowed) - sum(ambient)) / direct;
+      const w = [g[0] - L[0], g[1] - L[1], g[2] - L[2]].map(Math.abs).sort((a, b) => b - a);
+      const nearBorder = w[1] > 0.9 * w[0];  // two axes nearly tie: next to a cube-face border
+      if (inner) {
+        r.nShadow++;
+        r.wrongShadow += V >= 0.5 ? 1 : 0;
+      }
+      if (nearBorder) {
+        r.border++;
+        r.borderShadow += inner ? 1 : 0;
+        r.wrongShadowBorder += inner && V >= 0.5 ? 1 : 0;
+        r.falseBorder += !inner && V < 0.5 ? 1 : 0;
+      }
+    }
+    if (!best || r.borderShadow > best.borderShadow) best = r;
+  }
+  console.log(`point light over cube-face borders at ${best.name}: ${best.wrongShadow} of ${best.nShadow} shadowed ` +
+              `ground pixels lit; next to a border ${best.wrongShadowBorder} of ${best.borderShadow} shadowed pixels lit, ` +
+              `${best.falseBorder} of ${best.border - best.borderShadow} lit pixels in false shadow`);
+  assert.ok(best.borderShadow > 30, 'the view should see the shadow cross a border');
+  assert.ok(best.wrongShadow <= 0.002 * best.nShadow, `${best.wrongShadow} of ${best.nShadow} shadowed pixels lit`);
+  assert.equal(best.wrongShadowBorder, 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
