@@ -34,15 +34,16 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function litImage(page, { setup, shadows, camera, smooth = true }) {
-  await page.evaluate(({ setup, shadows, camera, smooth }) => {
+async function litImage(page, { setup, shadows, camera, smooth = true, delight = true }) {
+  await page.evaluate(({ setup, shadows, camera, smooth, delight }) => {
     const g = window.glintTest;
     g.setMode('lit');
     g.loadSetup(setup);
     g.setShadows(shadows);
     g.setNormalSmoothing(smooth);
+    g.setDelight(delight);
     g.snapTo(camera);
-  }, { setup, shadows, camera, smooth });
+  }, { setup, shadows, camera, smooth, delight });
   const stats = await page.evaluate(() => window.glintTest.render());
   return { t: await readTarget(page), stats };
 }
@@ -55,13 +56,13 @@ const kMinLitPsnr = 35;
 const relit = (shadows, extra = []) => {
   const out = path.join(dir, `relit-${shadows}${extra.join('')}`);
   const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', lightsFile, '-o', out,
-                      '--no-delight', '--shadows', shadows, '--shadow-depth', 'expected', ...extra]);
+                      '--shadows', shadows, '--shadow-depth', 'expected', ...extra]);
   assert.equal(r.code, 0, r.stderr);
   return out;
 };
 
 for (const shadows of ['pcf', 'transmittance']) {
-  test(`lit parity (${shadows}): point, spot and sun at test cameras match glint relight --no-delight`, async () => {
+  test(`lit parity (${shadows}): point, spot and sun at test cameras match glint relight (de-lit)`, async () => {
     const out = relit(shadows);
     const { page, errors } = await openViewer(browser.context, server.url);
     const cams = await page.evaluate(() => window.glintTest.cameras());
@@ -85,15 +86,17 @@ for (const shadows of ['pcf', 'transmittance']) {
   });
 }
 
-test('lit parity without normal smoothing: the page against glint relight --normal-smooth 0', async () => {
-  const out = relit('pcf', ['--normal-smooth', '0']);
+test('lit parity without de-lighting or normal smoothing: the page against glint relight --no-delight --normal-smooth 0', async () => {
+  const out = relit('pcf', ['--normal-smooth', '0', '--no-delight']);
   const { page, errors } = await openViewer(browser.context, server.url);
   const cams = await page.evaluate(() => window.glintTest.cameras());
   for (const setup of ['point', 'sun']) {
     const png = readPng(path.join(out, setup, 'r_0.png'));
-    const raw = litPsnr((await litImage(page, { setup, shadows: 'pcf', camera: cameraIndex(cams, 'r_0'), smooth: false })).t, png);
-    const smoothed = litPsnr((await litImage(page, { setup, shadows: 'pcf', camera: cameraIndex(cams, 'r_0') })).t, png);
-    console.log(`lit parity pcf ${setup} r_0, no smoothing: ${raw.toFixed(2)} dB (the page smoothing: ${smoothed.toFixed(2)} dB)`);
+    const at = { setup, shadows: 'pcf', camera: cameraIndex(cams, 'r_0'), delight: false };
+    const raw = litPsnr((await litImage(page, { ...at, smooth: false })).t, png);
+    const smoothed = litPsnr((await litImage(page, at)).t, png);
+    console.log(`lit parity pcf ${setup} r_0, no de-lighting, no smoothing: ${raw.toFixed(2)} dB ` +
+                `(the page smoothing: ${smoothed.toFixed(2)} dB)`);
     assert.ok(raw >= kMinLitPsnr, `${setup}: ${raw} dB`);
   }
   assert.deepEqual(errors, []);
@@ -224,7 +227,7 @@ test('a pointer drag with "move" moves the selected light, not the camera; the s
   assert.deepEqual(doc.lights[0].color, [1, 0xcc / 255, 0x99 / 255]);
   const out = path.join(dir, 'relit-saved');
   const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', saved, '-o', out,
-                      '--no-delight', '--shadow-depth', 'expected']);
+                      '--shadow-depth', 'expected']);
   assert.equal(r.code, 0, r.stderr);
   const db = litPsnr(t, readPng(path.join(out, doc.name, 'r_0.png')));
   console.log(`saved lights.json through glint relight: ${db.toFixed(2)} dB against the page`);

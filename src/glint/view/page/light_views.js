@@ -77,3 +77,21 @@ export function lightViews(light, bounds, params) {
   const eye = [bounds.center[0] + dist * d[0], bounds.center[1] + dist * d[1], bounds.center[2] + dist * d[2]];
   return { kind: 'ortho', guard, faces: [lookCamera(eye, [-d[0], -d[1], -d[2]], res, halfPx * dist / bounds.radius)] };
 }
+
+// light/ambient_occlusion.cpp: glint relight's ambient occlusion, K suns of a Fibonacci
+// lattice over the whole sphere (up = +Z), median-depth maps looked up with these biases.
+export const kAoParams = { directions: 64, resolution: 256, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 0.5,
+                           minAo: 0.2 };
+
+export function fibonacciDirections(count) {
+  const up = [0, 0, 1];
+  const ex = normalize(cross([1, 0, 0], up)), ey = cross(up, ex);
+  const golden = Math.PI * (3 - Math.sqrt(5));
+  const out = [];
+  for (let i = 0; i < count; ++i) {
+    const z = 1 - (2 * i + 1) / count;
+    const r = Math.sqrt(Math.max(0, 1 - z * z)), phi = golden * i;
+    out.push([0, 1, 2].map((k) => r * Math.cos(phi) * ex[k] + r * Math.sin(phi) * ey[k] + z * up[k]));
+  }
+  return out;
+}

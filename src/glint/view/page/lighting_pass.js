@@ -8,7 +8,7 @@ import { cameraCenter } from './camera.js';
 import { fullscreenVertexShader, ambientFragmentShader, lampFragmentShader,
          litDisplayFragmentShader } from './lighting_shaders.js';
 import { ShadowMaps } from './shadow_maps.js';
-import { robustBounds } from './light_views.js';
+import { kAoParams, robustBounds } from './light_views.js';
 import { NormalFilter } from './normal_filter.js';
 
 const kTypes = { point: 0, spot: 1, sun: 2 };
@@ -26,6 +26,7 @@ export class LitRenderer {
     this.shadowKind = 'pcf';
     this.normalFilter = new NormalFilter(gl);
     this.smoothNormals = true;  // glint relight's default (--normal-smooth 2)
+    this.delight = true;        // glint relight's default (--no-delight turns it off)
     this.size = [0, 0];
     this.targets = null;
   }
@@ -53,7 +54,7 @@ export class LitRenderer {
       gl.deleteFramebuffer(t.fbo);
     }
     this.targets = { color: this.target(w, h), depth: this.target(w, h), normal: this.target(w, h), smooth: this.target(w, h),
-                     lit: this.target(w, h) };
+                     ao: this.target(w, h), lit: this.target(w, h) };
     this.size = [w, h];
   }
 
@@ -71,6 +72,7 @@ export class LitRenderer {
       if (this.shadows.renderCount(l.id) !== before) shadowMs += this.shadows.lastMs;
       return m;
     });
+    const aoMaps = this.delight ? this.shadows.aoMaps() : null;  // before the G-buffer: they draw splats too
     this.ensureTargets(cam.width, cam.height);
     const t = this.targets;
     this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
@@ -106,6 +108,26 @@ export class LitRenderer {
     gl.uniform4f(p.u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
     gl.uniform2f(p.u.u_size, cam.width, cam.height);
     gl.uniform3fv(p.u.u_eye, cameraCenter(cam));
+    gl.uniform1i(p.u.u_aoPass, 0);
+    gl.uniform1i(p.u.u_delight, 0);
+    if (this.delight) {
+      // Per pixel AO = sum w V / sum w over the directions, w = max(0, n.d): one additive
+      // pass a direction into the AO target, read back by the lamps below.
+      gl.bindFramebuffer(gl.FRAMEBUFFER, t.ao.fbo);
+      gl.clearColor(0, 0, 0, 0);
+      gl.clear(gl.COLOR_BUFFER_BIT);
+      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ONE, gl.ONE);
+      this.bindTexture(4, t.color.tex, p.u.u_ao);  // not the target being drawn
+      gl.uniform1i(p.u.u_aoPass, 1);
+      for (const m of aoMaps)
+        this.drawLamp({ type: 'sun', direction: m.direction, strength: 1, color: [1, 1, 1] }, m);
+      gl.uniform1i(p.u.u_aoPass, 0);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
+      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
+      this.bindTexture(4, t.ao.tex, p.u.u_ao);
+      gl.uniform1i(p.u.u_delight, 1);
+      gl.uniform1f(p.u.u_minAo, kAoParams.minAo);
+    }
     lamps.forEach((l, i) => this.drawLamp(l, maps[i]));
     gl.disable(gl.BLEND);
     gl.bindVertexArray(null);

@@ -47,6 +47,10 @@ uniform vec4 u_intr;                 // fx fy cx cy
 uniform vec2 u_size;
 uniform vec3 u_eye;
 uniform int u_smoothed;  // 1: u_normal holds normal_filter.js's unit normals (already facing the camera)
+uniform int u_aoPass;    // 1: one direction of the ambient occlusion: out (w V, w), w = max(0, n.d)
+uniform int u_delight;   // 1: albedo = capture / max(AO, u_minAo), clamped (glint relight's default)
+uniform sampler2D u_ao;  // (sum w V, sum w) over the AO directions
+uniform float u_minAo;
 
 uniform int u_type;       // 0 point, 1 spot, 2 sun
 uniform vec3 u_lightPos;  // point, spot
@@ -162,10 +166,20 @@ void main() {
   vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
   vec3 n = ns / len;
   if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
+  if (u_aoPass == 1) {
+    float w = dot(n, u_lightDir);
+    if (w <= 0.0) discard;
+    o_color = vec4(w * visibility(x, n), w, 0.0, 0.0);
+    return;
+  }
   float e = irradiance(x, n);
   if (e <= 0.0) discard;
   float v = u_shadow == 0 ? 1.0 : visibility(x, n);
   vec3 albedo = capture(texelFetch(u_color, p, 0));
+  if (u_delight == 1) {
+    vec4 ao = texelFetch(u_ao, p, 0);
+    albedo = clamp(albedo / max(ao.y > 0.0 ? ao.x / ao.y : 1.0, u_minAo), 0.0, 1.0);
+  }
   o_color = vec4(albedo * u_radiance * (e * v / 3.141592653589793), 0.0);
 }
 `;

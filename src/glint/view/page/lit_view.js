@@ -69,7 +69,16 @@ export class LitView {
       this.lit().smoothNormals = smooth.checked;
       this.changed();
     });
-    bar.append(label('lights', setup), label('shadows', shadows), label('smooth normals', smooth));
+    const delight = document.createElement('input');
+    delight.type = 'checkbox';
+    delight.id = 'delight';
+    delight.checked = true;
+    delight.addEventListener('change', () => {
+      this.lit().delight = delight.checked;
+      this.changed();
+    });
+    bar.append(label('lights', setup), label('shadows', shadows), label('smooth normals', smooth),
+               label('de-light', delight));
     this.editor = wireLightEditor(this, bar);
   }
 }
@@ -92,6 +101,7 @@ export function installLitTestHook(v) {
       lit.lit().shadowKind = kind;
     },
     setNormalSmoothing: (on) => { lit.lit().smoothNormals = Boolean(on); },
+    setDelight: (on) => { lit.lit().delight = Boolean(on); },
     // Times each light's maps were rendered, by light index.
     shadowRenders: () => lit.state.lights.map((l) => lit.lit().shadows.renderCount(l.id)),
     readTarget() {

@@ -11,7 +11,7 @@
 // the model changed; `renders` counts the re-renders per light id for the tests.
 import { MODE_ALPHA, MODE_DEPTH } from './splat_shaders.js';
 import { kNearPlane } from './splat_renderer.js';
-import { kShadowMapParams, kTransmittanceParams, lightViews } from './light_views.js';
+import { fibonacciDirections, kAoParams, kShadowMapParams, kTransmittanceParams, lightViews } from './light_views.js';
 import { countBelow, lightOrder, transmittancePlanes } from './light_sort.js';
 
 const kMaxPlaneFloats = 256;  // u_planeZ of the lamp shader: 64 vec4
@@ -91,8 +91,20 @@ export class ShadowMaps {
     }
   }
 
-  renderShadowMap(light) {
-    const p = kShadowMapParams;
+  // The ambient-occlusion maps of the model (kAoParams): a sun map a direction, rendered
+  // once per model.
+  aoMaps() {
+    if (this.ao && this.ao.modelVersion === this.modelVersion) return this.ao.maps;
+    if (this.ao) for (const m of this.ao.maps) this.gl.deleteTexture(m.texture);
+    const t0 = performance.now();
+    const maps = fibonacciDirections(kAoParams.directions).map((d) => ({
+      ...this.renderShadowMap({ type: 'sun', direction: d }, kAoParams), direction: d }));
+    this.ao = { modelVersion: this.modelVersion, maps };
+    this.aoMs = performance.now() - t0;
+    return maps;
+  }
+
+  renderShadowMap(light, p = kShadowMapParams) {
     const views = lightViews(light, this.bounds, p);
     const texture = this.allocate(p.resolution, views.faces.length, this.gl.RGBA32F);
     this.withOrders(() => views.faces.forEach((cam, f) => {
