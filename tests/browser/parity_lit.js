@@ -1,9 +1,10 @@
 // PSNR of the viewer page's lit view against `glint relight` at every test camera of a
 // dataset, per light setup, for any model (lit.test.js does the same on its own scene):
 //   node tests/browser/parity_lit.js MODEL DATASET LIGHTS.json [glint relight flags...]
-// The page lights with albedo = capture, so pass --no-delight for like-for-like; the
-// --shadows flag (default pcf) is also the page's. Setups with environment lights are
-// skipped (the page does not shade them).
+// The page de-lights as glint relight does and renders expected-depth maps, so pass
+// --shadow-depth expected for like-for-like; --shadows (default pcf) and --no-delight are
+// also applied to the page. Setups with only environment lights are skipped (the page
+// does not shade them).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { readPng, litPsnr } from './lib/images.js';
 const [model, dataset, lights, ...flags] = process.argv.slice(2);
 const at = flags.indexOf('--shadows');
 const shadows = at >= 0 ? flags[at + 1] : 'pcf';
+const delight = !flags.includes('--no-delight');
 const out = mkdtempSync(path.join(tmpdir(), 'glint-lit-parity-'));
 const r = runGlint(['relight', model, '--cameras', dataset, '--lights', lights, '--split', 'test', '-o', out, '-f',
                     ...flags]);
@@ -37,13 +39,14 @@ try {
     const dbs = [];
     for (let i = 0; i < cams.length; ++i) {
       if (cams[i].split !== 'test') continue;
-      await page.evaluate(({ s, k, i }) => {
+      await page.evaluate(({ s, k, i, delight }) => {
         const g = window.glintTest;
         g.setMode('lit');
         g.loadSetup(s);
         g.setShadows(k);
+        g.setDelight(delight);
         g.snapTo(i);
-      }, { s: setup, k: shadows, i });
+      }, { s: setup, k: shadows, i, delight });
       await page.evaluate(() => window.glintTest.render());
       const t = await readTarget(page);
       dbs.push(litPsnr(t, readPng(path.join(out, setup, `${path.parse(cams[i].name).name}.png`))));
