@@ -3,7 +3,8 @@
 // A benchmark, never asserted:
 //   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha]
 //   node tests/browser/bench_view.js MODEL --mode lit --lights LIGHTS.json [--setup NAME] [--shadows pcf|transmittance|none]
-//        [--move-light]   (the lit view; --move-light moves light 0 every frame, re-rendering its maps)
+//        [--move-light] [--no-delight]   (the lit view; --move-light moves light 0 every frame, re-rendering
+//        its maps; --no-delight drops the per-frame ambient-occlusion passes)
 //   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
 // Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
 // and waits for the GPU; prints the median and the range of each over the frames.
@@ -34,7 +35,8 @@ if (!model) {
 }
 
 const lights = opt('--lights', null);
-const lit = { setup: opt('--setup', null), shadows: opt('--shadows', 'pcf'), moveLight: args.includes('--move-light') };
+const lit = { setup: opt('--setup', null), shadows: opt('--shadows', 'pcf'), moveLight: args.includes('--move-light'),
+              delight: !args.includes('--no-delight') };
 const server = await startView([model, ...(cameras ? ['--cameras', cameras] : []), ...(lights ? ['--lights', lights] : [])]);
 const browser = await launchBrowser();
 try {
@@ -46,6 +48,7 @@ try {
     if (mode === 'lit') {
       if (lit.setup) t.loadSetup(lit.setup);
       t.setShadows(lit.shadows);
+      t.setDelight(lit.delight);
     }
     const cams = t.cameras();
     let cam = cams.length ? { ...cams[0] } : t.camera();
@@ -79,7 +82,8 @@ try {
   console.log(`${path.basename(model)}: ${info.splats} splats, SH ${info.shDegree}, ${result.width}x${result.height}, ` +
               `${info.renderer}`);
   console.log(`  ${mode}: frame ${stat('frameMs')}, sort ${stat('sortMs')}, drawn ${result.out[0].drawn}, ${frames} frames`);
-  if (mode === 'lit') console.log(`  shadows ${lit.shadows}: shadow maps ${stat('shadowMs')} of the frame`);
+  if (mode === 'lit')
+    console.log(`  shadows ${lit.shadows}, de-light ${lit.delight}: shadow maps ${stat('shadowMs')} of the frame`);
   if (errors.length) console.log('  page errors:', errors);
 } finally {
   await browser.close();

@@ -75,10 +75,18 @@ export class LitRenderer {
     const aoMaps = this.delight ? this.shadows.aoMaps() : null;  // before the G-buffer: they draw splats too
     this.ensureTargets(cam.width, cam.height);
     const t = this.targets;
-    this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
-    this.renderer.render(cam, MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
-    this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
-    if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
+    // The G-buffer and the AO depend on the view only: a light's edit reuses them (the
+    // camera's order is part of the key, as a new sort redraws the same camera).
+    const viewKey = JSON.stringify([cam, this.smoothNormals, this.delight, this.shadows.modelVersion]);
+    const fresh = !this.viewCache || this.viewCache.key !== viewKey || this.viewCache.order !== this.renderer.order ||
+                  this.viewCache.targets !== t;
+    if (fresh) {
+      this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
+      this.renderer.render(cam, MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
+      this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
+      if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
+    }
+    this.viewCache = { key: viewKey, order: this.renderer.order, targets: t };
 
     gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
     gl.viewport(0, 0, cam.width, cam.height);
@@ -110,7 +118,7 @@ export class LitRenderer {
     gl.uniform3fv(p.u.u_eye, cameraCenter(cam));
     gl.uniform1i(p.u.u_aoPass, 0);
     gl.uniform1i(p.u.u_delight, 0);
-    if (this.delight) {
+    if (this.delight && fresh) {
       // Per pixel AO = sum w V / sum w over the directions, w = max(0, n.d): one additive
       // pass a direction into the AO target, read back by the lamps below.
       gl.bindFramebuffer(gl.FRAMEBUFFER, t.ao.fbo);
@@ -124,6 +132,8 @@ export class LitRenderer {
       gl.uniform1i(p.u.u_aoPass, 0);
       gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
       gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
+    }
+    if (this.delight) {
       this.bindTexture(4, t.ao.tex, p.u.u_ao);
       gl.uniform1i(p.u.u_delight, 1);
       gl.uniform1f(p.u.u_minAo, kAoParams.minAo);

@@ -26,7 +26,7 @@ export class LitView {
     const r = this.lit();
     const ms = r.render(v.cam, this.state);
     if (ms > 0) this.shadowMs = ms;
-    v.stats.shadowMs = ms;  // this frame's (0 when every map was current)
+    v.stats.shadowMs = this.shadowMs;  // the last re-render of a light's maps
     r.present(v.background);
   }
 
