@@ -2,6 +2,9 @@
 // machine with a GPU, drop --use-angle=swiftshader via CHROMIUM_GPU=1 to measure the GPU).
 // A benchmark, never asserted:
 //   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha]
+//   node tests/browser/bench_view.js MODEL --mode lit --lights LIGHTS.json [--setup NAME] [--shadows pcf|transmittance|none]
+//        [--move-light] [--no-delight]   (the lit view; --move-light moves light 0 every frame, re-rendering
+//        its maps; --no-delight drops the per-frame ambient-occlusion passes)
 //   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
 // Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
 // and waits for the GPU; prints the median and the range of each over the frames.
@@ -31,14 +34,22 @@ if (!model) {
   writeSplatPly(model, randomSplats({ count: n, lo: [-1.3, -1.3, -0.2], hi: [1.3, 1.3, 1.2], shDegree: 3, seed: 1 }));
 }
 
-const server = await startView([model, ...(cameras ? ['--cameras', cameras] : [])]);
+const lights = opt('--lights', null);
+const lit = { setup: opt('--setup', null), shadows: opt('--shadows', 'pcf'), moveLight: args.includes('--move-light'),
+              delight: !args.includes('--no-delight') };
+const server = await startView([model, ...(cameras ? ['--cameras', cameras] : []), ...(lights ? ['--lights', lights] : [])]);
 const browser = await launchBrowser();
 try {
   const { page, errors } = await openViewer(browser.context, server.url);
   const info = await page.evaluate(() => window.glintTest.info());
-  const result = await page.evaluate(async ({ frames, size, mode }) => {
+  const result = await page.evaluate(async ({ frames, size, mode, lit }) => {
     const t = window.glintTest;
     t.setMode(mode);
+    if (mode === 'lit') {
+      if (lit.setup) t.loadSetup(lit.setup);
+      t.setShadows(lit.shadows);
+      t.setDelight(lit.delight);
+    }
     const cams = t.cameras();
     let cam = cams.length ? { ...cams[0] } : t.camera();
     if (size) {
@@ -54,11 +65,16 @@ try {
       const R2 = [c * R[0] - s * R[6], c * R[1] - s * R[7], c * R[2] - s * R[8], R[3], R[4], R[5],
                   s * R[0] + c * R[6], s * R[1] + c * R[7], s * R[2] + c * R[8]];
       t.setCamera({ ...cam, R: R2 });
+      if (lit.moveLight && t.lightIds().length) {
+        const l = t.lights().lights[0];
+        if (l.type === 'sun') t.updateLight(0, { direction: l.direction_to_light.map((v, k) => v + (k === 0 ? 1e-3 : 0)) });
+        else t.updateLight(0, { position: l.position.map((v, k) => v + (k === 0 ? 1e-3 : 0)) });
+      }
       const st = await t.render();
       if (f > 0) out.push(st);  // the first frame also compiles and warms up
     }
     return { out, width: cam.width, height: cam.height };
-  }, { frames, size, mode });
+  }, { frames, size, mode, lit });
   const stat = (k) => {
     const v = result.out.map((s) => s[k]).sort((a, b) => a - b);
     return `${v[Math.floor(v.length / 2)].toFixed(1)} ms (${v[0].toFixed(1)}..${v[v.length - 1].toFixed(1)})`;
@@ -66,6 +82,8 @@ try {
   console.log(`${path.basename(model)}: ${info.splats} splats, SH ${info.shDegree}, ${result.width}x${result.height}, ` +
               `${info.renderer}`);
   console.log(`  ${mode}: frame ${stat('frameMs')}, sort ${stat('sortMs')}, drawn ${result.out[0].drawn}, ${frames} frames`);
+  if (mode === 'lit')
+    console.log(`  shadows ${lit.shadows}, de-light ${lit.delight}: shadow maps ${stat('shadowMs')} of the frame`);
   if (errors.length) console.log('  page errors:', errors);
 } finally {
   await browser.close();

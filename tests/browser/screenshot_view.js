@@ -1,6 +1,7 @@
 // A screenshot of the viewer page (headless Chromium), for the README:
 //   node tests/browser/screenshot_view.js MODEL OUT.png [--cameras DATASET] [--camera I]
-//        [--orbit DX,DY] [--zoom STEPS] [--mode color|depth|alpha] [--size WxH]
+//        [--orbit DX,DY] [--zoom STEPS] [--mode color|depth|alpha|lit] [--size WxH]
+//        [--lights LIGHTS.json [--setup NAME] [--shadows pcf|transmittance|none]]
 // Snaps to dataset camera I (default 0), then drags by DX,DY pixels (default 0,0: stay on it)
 // and turns the wheel STEPS notches (negative: closer).
 import { startView } from './lib/glint.js';
@@ -16,7 +17,8 @@ const cameras = opt('--cameras', null);
 const [w, h] = opt('--size', '900x640').split('x').map(Number);
 const [dx, dy] = opt('--orbit', '0,0').split(',').map(Number);
 
-const server = await startView([model, ...(cameras ? ['--cameras', cameras] : [])]);
+const lights = opt('--lights', null);
+const server = await startView([model, ...(cameras ? ['--cameras', cameras] : []), ...(lights ? ['--lights', lights] : [])]);
 const browser = await launchBrowser();
 try {
   const { page, errors } = await openViewer(browser.context, server.url);
@@ -24,6 +26,8 @@ try {
   await page.evaluate((i) => { if (window.glintTest.cameras().length) window.glintTest.snapTo(i); },
                       Number(opt('--camera', '0')));
   await page.evaluate((m) => window.glintTest.setMode(m), opt('--mode', 'color'));
+  if (opt('--setup', null)) await page.selectOption('#setup', opt('--setup'));
+  if (opt('--shadows', null)) await page.selectOption('#shadows', opt('--shadows'));
   if (dx || dy) {
     const box = await page.locator('#canvas').boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);

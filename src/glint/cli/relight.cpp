@@ -67,6 +67,11 @@ void add_relight(CLI::App& app) {
   sub->add_flag("!--no-delight", a->opt.delight, "Keep the capture's ambient occlusion in the albedo");
   sub->add_option("--shadow-res", a->opt.shadow_map.resolution, "Shadow map resolution (texels a side)")
       ->check(CLI::Range(16, 8192));
+  std::map<std::string, ShadowDepth> depth_kinds{{"median", ShadowDepth::Median}, {"expected", ShadowDepth::Expected}};
+  sub->add_option("--shadow-depth", a->opt.shadow_map.depth,
+                  "Shadow and ambient-occlusion map depth: median (where transmittance falls below 0.5) or expected "
+                  "(alpha-normalised, the definition glint view's page renders)")
+      ->transform(CLI::CheckedTransformer(depth_kinds, CLI::ignore_case));
   sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
   sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
                   "Edge-aware smoothing of the shading normals: Gaussian sigma in pixels (0 = off)")
@@ -91,7 +96,10 @@ void add_relight(CLI::App& app) {
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
-  sub->callback([a] { run_relight(*a); });
+  sub->callback([a] {
+    a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map
+    run_relight(*a);
+  });
 }
 
 void run_relight(const RelightArgs& args) {

@@ -16,6 +16,7 @@
 #include "glint/io/model_file.h"
 #include "glint/io/model_checks.h"
 #include "glint/light/lights.h"
+#include "glint/view/light_setups_json.h"
 #include "glint/view/model_blob.h"
 #include "glint/view/scene_json.h"
 #include "glint/view/server.h"
@@ -104,11 +105,14 @@ void add_view(CLI::App& app) {
     }
     site.add("/api/cameras.json", view::cameras_to_json(cameras, splits, background), "application/json");
     std::string lights = "null";
+    std::vector<LightSetup> setups;
     if (!a->lights.empty()) {
       lights = read_file_bytes(a->lights);
-      parse_lights_json(lights, a->lights);  // throws naming the file
+      setups = parse_lights_json(lights, a->lights);  // throws naming the file
     }
     site.add("/api/lights.json", lights, "application/json");
+    // The same setups checked and in one spelling: what the page lights with.
+    site.add("/api/light_setups.json", view::light_setups_to_json(setups), "application/json");
     site.add("/favicon.ico", "", "image/x-icon");  // browsers ask for it; an empty answer, not a 404
     pid_t opener = -1;
     std::unique_ptr<RunFolderWatcher> watcher;

@@ -36,6 +36,7 @@ AoMaps render_ao_maps(Backend& backend, const GaussianModel& model, const SceneB
   sp.constant_bias = p.constant_bias;
   sp.slope_bias = p.slope_bias;
   sp.normal_offset = p.normal_offset;
+  sp.depth = p.depth;
   for (const Vec3d& d : fibonacci_directions(p.directions, p.hemisphere_only, p.up)) {
     ao.directions.push_back(Light::sun(d, 1));
     ao.maps.push_back(render_shadow_map(backend, model, ao.directions.back(), bounds, sp));

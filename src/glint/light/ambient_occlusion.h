@@ -23,6 +23,7 @@ struct AoParams {
   // Texels. The normal offset moves the lookup towards occluders above the surface, a
   // bias that does not average out over directions, so it is kept small.
   double constant_bias = 1.0, slope_bias = 2.0, normal_offset = 0.5;
+  ShadowDepth depth = ShadowDepth::Median;  // what a map texel holds (shadow_map.h)
   bool hemisphere_only = false;  // only directions with d.up >= 0
   Vec3d up{0, 0, 1};
 };

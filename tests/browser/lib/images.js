@@ -86,3 +86,24 @@ export function parityWithRender(target, png, alpha) {
   }
   return { rgb: psnr(rgbPage, rgbCpu), alpha: psnr(aPage, alpha.data) };
 }
+
+const srgbEncode = (l) => {
+  const c = Math.min(1, Math.max(0, l));
+  return c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055;
+};
+
+// PSNR of the page's lit target (linear straight radiance, coverage) against a `glint
+// relight` RGBA PNG, by the relight dataset's protocol: sRGB-encoded straight colour times
+// coverage (composited on black), the page's rounded to 8 bits as the PNG's are.
+export function litPsnr(target, png) {
+  const n = target.width * target.height;
+  const a = new Float32Array(3 * n), b = new Float32Array(3 * n);
+  for (let p = 0; p < n; ++p) {
+    const alpha = Math.round(255 * Math.min(1, Math.max(0, target.rgba[4 * p + 3]))) / 255;
+    for (let c = 0; c < 3; ++c) {
+      a[3 * p + c] = (Math.round(255 * srgbEncode(target.rgba[4 * p + c])) / 255) * alpha;
+      b[3 * p + c] = png.data[4 * p + c] * png.data[4 * p + 3];
+    }
+  }
+  return psnr(a, b);
+}

@@ -16,7 +16,7 @@ function compile(gl, type, src) {
   return s;
 }
 
-function link(gl, vs, fs, captured = null) {
+export function link(gl, vs, fs, captured = null) {
   const p = gl.createProgram();
   gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, vs));
   gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, fs));
@@ -123,6 +123,7 @@ export class SplatRenderer {
     gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, this.orderWidth, rows, gl.RED_INTEGER, gl.UNSIGNED_INT,
                      this.orderStaging.subarray(0, rows * this.orderWidth));
     this.drawCount = order.length;
+    this.order = order;  // kept so that a light's pass can put the camera's order back
   }
 
   ensureTarget(w, h) {
@@ -188,8 +189,10 @@ export class SplatRenderer {
   }
 
   // Draws the current order for `cam` into the float target; `background` fills where no
-  // splat is (alpha stays 0 there, as the renderer's alpha output).
-  render(cam, mode, background) {
+  // splat is (alpha stays 0 there, as the renderer's alpha output). `out` ({fbo, first,
+  // count}, optional) draws into another framebuffer of the camera's size instead, and
+  // only the slots [first, first + count) of the order.
+  render(cam, mode, background, out = null) {
     const gl = this.gl;
     // A new order for the same camera (a sort arriving) needs no new projection.
     const key = JSON.stringify([cam, mode]);
@@ -197,8 +200,8 @@ export class SplatRenderer {
       this.projectSplats(cam, mode);
       this.projectedFor = key;
     }
-    this.ensureTarget(cam.width, cam.height);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, this.fbo);
+    if (!out) this.ensureTarget(cam.width, cam.height);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, out ? out.fbo : this.fbo);
     gl.viewport(0, 0, cam.width, cam.height);
     const bg = mode === MODE_COLOR ? background : [0, 0, 0];
     gl.clearColor(bg[0], bg[1], bg[2], 0);
@@ -219,7 +222,9 @@ export class SplatRenderer {
     gl.uniform1i(u.u_projWidth, this.projWidth);
     gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.bindVertexArray(this.vao);
-    gl.drawElements(gl.TRIANGLES, 6 * this.drawCount, gl.UNSIGNED_INT, 0);
+    const first = out && out.first ? out.first : 0;
+    const count = out && out.count !== undefined ? out.count : this.drawCount - first;
+    if (count > 0) gl.drawElements(gl.TRIANGLES, 6 * count, gl.UNSIGNED_INT, 24 * first);
     gl.bindVertexArray(null);
     gl.disable(gl.BLEND);
   }

@@ -7,8 +7,9 @@ import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
 import { applyViewState, encodeViewState, trackViewState } from './url_state.js';
 import { attachScreenshot } from './screenshot.js';
+import { LitView, MODE_LIT, installLitTestHook } from './lit_view.js';
 
-const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL };
+const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL, lit: MODE_LIT };
 
 function showError(msg) {
   const el = document.getElementById('error');
@@ -34,20 +35,20 @@ function sceneBounds(means) {
 }
 
 class Viewer {
-  constructor(canvas, model, scene, lights) {
+  constructor(canvas, model, scene, lightSetups) {
     this.canvas = canvas;
     this.model = model;
     this.cameras = scene.cameras;
     this.background = scene.background;
-    this.lights = lights;  // kept for the lit mode
     const gl = canvas.getContext('webgl2', { antialias: false, depth: false, premultipliedAlpha: false,
                                              preserveDrawingBuffer: true });
     if (!gl) throw new Error('this page needs WebGL2, which the browser did not give');
     this.gl = gl;
     this.renderer = new SplatRenderer(gl, model);
     this.bounds = sceneBounds(model.means);
-    this.mode = MODE_COLOR;
-    this.modeName = 'color';
+    this.lit = new LitView(this, lightSetups);
+    this.modeName = this.lit.hasLights() ? 'lit' : 'color';
+    this.mode = MODES[this.modeName];
     this.onViewChange = null;  // url_state.js
     this.stats = { frameMs: 0, sortMs: 0, drawn: 0 };
     this.syncPixel = new Uint8Array(4);
@@ -134,6 +135,7 @@ class Viewer {
       this.renderer.dispose();
       this.renderer = this.nextRenderer;
       this.nextRenderer = null;
+      if (this.lit.renderer) this.lit.renderer.setModel(this.renderer, this.model);
     }
     this.renderer.setOrder(m.order);
     this.sortedVersion = m.id;
@@ -183,9 +185,13 @@ class Viewer {
     const k = Math.min(stage.clientWidth / this.cam.width, stage.clientHeight / this.cam.height) || 1;
     this.canvas.style.width = `${Math.floor(this.cam.width * k)}px`;
     this.canvas.style.height = `${Math.floor(this.cam.height * k)}px`;
-    this.renderer.render(this.cam, this.mode, this.background);
-    const near = Math.max(kNearPlane, this.orbit.distance - 2 * this.bounds.radius);
-    this.renderer.present(this.mode, [near, this.orbit.distance + 2 * this.bounds.radius]);
+    if (this.mode === MODE_LIT) {
+      this.lit.draw();
+    } else {
+      this.renderer.render(this.cam, this.mode, this.background);
+      const near = Math.max(kNearPlane, this.orbit.distance - 2 * this.bounds.radius);
+      this.renderer.present(this.mode, [near, this.orbit.distance + 2 * this.bounds.radius]);
+    }
     // finish() returns before a GPU process has drawn; a one-pixel read waits for it.
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, this.syncPixel);
     this.stats.frameMs = performance.now() - t0;
@@ -193,7 +199,8 @@ class Viewer {
     if (err !== gl.NO_ERROR) showError(`WebGL error 0x${err.toString(16)}`);
     document.getElementById('stats').textContent =
       `frame ${this.stats.frameMs.toFixed(1)} ms\nsort  ${this.stats.sortMs.toFixed(1)} ms\n` +
-      `drawn ${this.stats.drawn} / ${this.model.count}\n${this.cam.width}x${this.cam.height} ${this.renderer.target.name}`;
+      `drawn ${this.stats.drawn} / ${this.model.count}\n${this.cam.width}x${this.cam.height} ${this.renderer.target.name}` +
+      (this.mode === MODE_LIT ? this.lit.statsText() : '');
   }
 
   attachControls() {
@@ -243,6 +250,7 @@ class Viewer {
       else this.moved();
     });
     const mode = document.getElementById('mode');
+    mode.value = this.modeName;
     mode.addEventListener('change', () => this.setMode(mode.value));
   }
 }
@@ -289,12 +297,16 @@ function installTestHook(v) {
 
 async function main() {
   const first = await waitForModel();
-  const [{ model, version }, scene, lights] = await Promise.all([
-    fetchModel(), fetchOk('api/cameras.json'), fetchOk('api/lights.json')]);
-  const v = new Viewer(document.getElementById('canvas'), model, scene, lights);
+  // api/light_setups.json, not the light file as given: that may hold the NaN of Python's
+  // JSON (the relight dataset's files do), which JSON.parse refuses.
+  const [{ model, version }, scene, lightSetups] = await Promise.all([
+    fetchModel(), fetchOk('api/cameras.json'), fetchOk('api/light_setups.json')]);
+  const v = new Viewer(document.getElementById('canvas'), model, scene, lightSetups);
   v.attachControls();
+  v.lit.attachControls();
   attachScreenshot(v);
   installTestHook(v);
+  installLitTestHook(v);
   const problems = location.hash ? applyViewState(v, location.hash) : [];
   if (problems.length) console.warn('URL: not understood: ' + problems.join(', '));
   trackViewState(v);

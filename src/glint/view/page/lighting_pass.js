@@ -1,0 +1,230 @@
+// The lit view, deferred: the splat passes fill a G-buffer for the camera (colour on black,
+// depth, normals: three float targets), then full-screen passes light it into a float
+// target, one pass for the ambient term and one a lamp, each lamp with its visibility map
+// from shadow_maps.js (rendered only when its light changed).
+import { MODE_COLOR, MODE_DEPTH, MODE_NORMAL } from './splat_shaders.js';
+import { link } from './splat_renderer.js';
+import { cameraCenter } from './camera.js';
+import { fullscreenVertexShader, ambientFragmentShader, lampFragmentShader,
+         litDisplayFragmentShader } from './lighting_shaders.js';
+import { ShadowMaps } from './shadow_maps.js';
+import { kAoParams, robustBounds } from './light_views.js';
+import { NormalFilter } from './normal_filter.js';
+
+const kTypes = { point: 0, spot: 1, sun: 2 };
+export const SHADOW_KINDS = ['pcf', 'transmittance', 'none'];
+
+export class LitRenderer {
+  constructor(gl, renderer, model) {
+    this.gl = gl;
+    this.renderer = renderer;
+    this.ambient = link(gl, fullscreenVertexShader, ambientFragmentShader);
+    this.lamp = link(gl, fullscreenVertexShader, lampFragmentShader);
+    this.display = link(gl, fullscreenVertexShader, litDisplayFragmentShader);
+    this.vao = gl.createVertexArray();
+    this.shadows = new ShadowMaps(gl, renderer, model, robustBounds(model.means));
+    this.shadowKind = 'pcf';
+    this.normalFilter = new NormalFilter(gl);
+    this.smoothNormals = true;  // glint relight's default (--normal-smooth 2)
+    this.delight = true;        // glint relight's default (--no-delight turns it off)
+    this.size = [0, 0];
+    this.targets = null;
+  }
+
+  // A new model (live reload) drawn by a new splat renderer: every map and the view's
+  // G-buffer are stale.
+  setModel(renderer, model) {
+    this.renderer = renderer;
+    this.viewCache = null;
+    this.shadows.setModel(renderer, model, robustBounds(model.means));
+  }
+
+  target(w, h) {
+    const gl = this.gl;
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, w, h);
+    const fbo = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+    return { tex, fbo };
+  }
+
+  ensureTargets(w, h) {
+    if (this.targets && this.size[0] === w && this.size[1] === h) return;
+    const gl = this.gl;
+    if (this.targets) for (const t of Object.values(this.targets)) {
+      gl.deleteTexture(t.tex);
+      gl.deleteFramebuffer(t.fbo);
+    }
+    this.targets = { color: this.target(w, h), depth: this.target(w, h), normal: this.target(w, h), smooth: this.target(w, h),
+                     ao: this.target(w, h), lit: this.target(w, h) };
+    this.size = [w, h];
+  }
+
+  // Lights `cam`'s view under `state` (lights_state.js) into the lit target: linear
+  // radiance (straight) and coverage. Returns the time spent on visibility maps.
+  render(cam, state) {
+    const gl = this.gl;
+    const lamps = state.lights.filter((l) => l.enabled && l.type in kTypes);
+    this.shadows.retain(state.lights);
+    let shadowMs = 0;
+    const maps = lamps.map((l) => {
+      if (this.shadowKind === 'none') return null;
+      const before = this.shadows.renderCount(l.id);
+      const m = this.shadows.get(l, this.shadowKind);
+      if (this.shadows.renderCount(l.id) !== before) shadowMs += this.shadows.lastMs;
+      return m;
+    });
+    const aoMaps = this.delight ? this.shadows.aoMaps() : null;  // before the G-buffer: they draw splats too
+    this.ensureTargets(cam.width, cam.height);
+    const t = this.targets;
+    // The G-buffer and the AO depend on the view only: a light's edit reuses them (the
+    // camera's order is part of the key, as a new sort redraws the same camera).
+    const viewKey = JSON.stringify([cam, this.smoothNormals, this.delight, this.shadows.modelVersion]);
+    const fresh = !this.viewCache || this.viewCache.key !== viewKey || this.viewCache.order !== this.renderer.order ||
+                  this.viewCache.targets !== t;
+    if (fresh) {
+      this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
+      this.renderer.render(cam, MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
+      this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
+      if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
+    }
+    this.viewCache = { key: viewKey, order: this.renderer.order, targets: t };
+
+    gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
+    gl.viewport(0, 0, cam.width, cam.height);
+    gl.bindVertexArray(this.vao);
+    gl.disable(gl.BLEND);
+    const a = this.ambient;
+    gl.useProgram(a.program);
+    this.bindTexture(0, t.color.tex, a.u.u_color);
+    const amb = state.ambient;
+    gl.uniform3f(a.u.u_ambient, amb.strength * amb.color[0], amb.strength * amb.color[1], amb.strength * amb.color[2]);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+
+    gl.enable(gl.BLEND);
+    gl.blendEquation(gl.FUNC_ADD);
+    gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
+    const p = this.lamp;
+    gl.useProgram(p.program);
+    this.bindTexture(0, t.color.tex, p.u.u_color);
+    this.bindTexture(1, t.depth.tex, p.u.u_depth);
+    this.bindTexture(2, this.smoothNormals ? t.smooth.tex : t.normal.tex, p.u.u_normal);
+    gl.uniform1i(p.u.u_smoothed, this.smoothNormals ? 1 : 0);
+    const R = cam.R;
+    gl.uniform3f(p.u.u_R0, R[0], R[1], R[2]);
+    gl.uniform3f(p.u.u_R1, R[3], R[4], R[5]);
+    gl.uniform3f(p.u.u_R2, R[6], R[7], R[8]);
+    gl.uniform3f(p.u.u_t, cam.t[0], cam.t[1], cam.t[2]);
+    gl.uniform4f(p.u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
+    gl.uniform2f(p.u.u_size, cam.width, cam.height);
+    gl.uniform3fv(p.u.u_eye, cameraCenter(cam));
+    gl.uniform1i(p.u.u_aoPass, 0);
+    gl.uniform1i(p.u.u_delight, 0);
+    if (this.delight && fresh) {
+      // Per pixel AO = sum w V / sum w over the directions, w = max(0, n.d): one additive
+      // pass a direction into the AO target, read back by the lamps below.
+      gl.bindFramebuffer(gl.FRAMEBUFFER, t.ao.fbo);
+      gl.clearColor(0, 0, 0, 0);
+      gl.clear(gl.COLOR_BUFFER_BIT);
+      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ONE, gl.ONE);
+      this.bindTexture(4, t.color.tex, p.u.u_ao);  // not the target being drawn
+      gl.uniform1i(p.u.u_aoPass, 1);
+      for (const m of aoMaps)
+        this.drawLamp({ type: 'sun', direction: m.direction, strength: 1, color: [1, 1, 1] }, m);
+      gl.uniform1i(p.u.u_aoPass, 0);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
+      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
+    }
+    if (this.delight) {
+      this.bindTexture(4, t.ao.tex, p.u.u_ao);
+      gl.uniform1i(p.u.u_delight, 1);
+      gl.uniform1f(p.u.u_minAo, kAoParams.minAo);
+    }
+    lamps.forEach((l, i) => this.drawLamp(l, maps[i]));
+    gl.disable(gl.BLEND);
+    gl.bindVertexArray(null);
+    return shadowMs;
+  }
+
+  bindTexture(unit, tex, loc, target = this.gl.TEXTURE_2D) {
+    const gl = this.gl;
+    gl.activeTexture(gl.TEXTURE0 + unit);
+    gl.bindTexture(target, tex);
+    gl.uniform1i(loc, unit);
+  }
+
+  drawLamp(l, map) {
+    const gl = this.gl;
+    const u = this.lamp.u;
+    gl.uniform1i(u.u_type, kTypes[l.type]);
+    const k = l.type === 'sun' ? l.strength : l.intensity;
+    gl.uniform3f(u.u_radiance, k * l.color[0], k * l.color[1], k * l.color[2]);
+    if (l.type !== 'sun') gl.uniform3fv(u.u_lightPos, l.position);
+    const d = l.direction || [0, 0, 1];
+    const dn = Math.hypot(d[0], d[1], d[2]) || 1;
+    gl.uniform3f(u.u_lightDir, d[0] / dn, d[1] / dn, d[2] / dn);
+    if (l.type === 'spot') {
+      const cosOuter = Math.cos(0.5 * l.coneDeg * Math.PI / 180);
+      gl.uniform1f(u.u_cosOuter, cosOuter);
+      gl.uniform1f(u.u_cosInner, cosOuter + l.blend * (1 - cosOuter));
+    }
+    gl.uniform1i(u.u_shadow, map ? (map.kind === 'pcf' ? 1 : 2) : 0);
+    if (map) {
+      const faces = map.views.faces;
+      const rows = (r) => faces.flatMap((c) => [c.R[3 * r], c.R[3 * r + 1], c.R[3 * r + 2]]);
+      gl.uniform1i(u.u_cube, map.views.kind === 'cube' ? 1 : 0);
+      gl.uniform3fv(u['u_fr0[0]'], rows(0));
+      gl.uniform3fv(u['u_fr1[0]'], rows(1));
+      gl.uniform3fv(u['u_fr2[0]'], rows(2));
+      gl.uniform3fv(u['u_ft[0]'], faces.flatMap((c) => c.t));
+      gl.uniform1f(u.u_f, faces[0].fx);
+      gl.uniform1f(u.u_c, faces[0].cx);
+      gl.uniform1f(u.u_res, faces[0].width);
+      gl.uniform1f(u.u_guard, map.views.guard);
+      gl.uniform1f(u.u_constBias, map.params.constantBias);
+      gl.uniform1f(u.u_slopeBias, map.params.slopeBias);
+      gl.uniform1f(u.u_normalOffset, map.params.normalOffset);
+      gl.uniform1i(u.u_pcf, map.params.pcf);
+      this.bindTexture(3, map.texture, u.u_map, gl.TEXTURE_2D_ARRAY);
+      if (map.kind === 'transmittance') {
+        gl.uniform4fv(u['u_planeZ[0]'], map.planeZ);
+        const pad = (a) => Int32Array.from({ length: 6 }, (_, i) => a[i] || 0);
+        gl.uniform1iv(u['u_planeBase[0]'], pad(map.planeBase));
+        gl.uniform1iv(u['u_planeCount[0]'], pad(map.planeCount));
+      }
+    } else {
+      // No map bound to unit 3 would leave the sampler on whatever texture is there.
+      gl.uniform1i(u.u_map, 3);
+    }
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+  }
+
+  present(background) {
+    const gl = this.gl;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.viewport(0, 0, this.size[0], this.size[1]);
+    const d = this.display;
+    gl.useProgram(d.program);
+    this.bindTexture(0, this.targets.lit.tex, d.u.u_image);
+    gl.uniform3f(d.u.u_background, background[0], background[1], background[2]);
+    gl.bindVertexArray(this.vao);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    gl.bindVertexArray(null);
+  }
+
+  // RGBA floats of the lit target, rows top to bottom: linear radiance and coverage.
+  readTarget() {
+    const gl = this.gl;
+    const [w, h] = this.size;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, this.targets.lit.fbo);
+    const px = new Float32Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.FLOAT, px);
+    const out = new Float32Array(w * h * 4);
+    for (let y = 0; y < h; ++y) out.set(px.subarray((h - 1 - y) * w * 4, (h - y) * w * 4), y * w * 4);
+    return out;
+  }
+}

@@ -1,0 +1,63 @@
+// PSNR of the viewer page's lit view against `glint relight` at every test camera of a
+// dataset, per light setup, for any model (lit.test.js does the same on its own scene):
+//   node tests/browser/parity_lit.js MODEL DATASET LIGHTS.json [glint relight flags...]
+// The page de-lights as glint relight does and renders expected-depth maps, so pass
+// --shadow-depth expected for like-for-like; --shadows (default pcf) and --no-delight are
+// also applied to the page. Setups with only environment lights are skipped (the page
+// does not shade them).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { runGlint, startView } from './lib/glint.js';
+import { launchBrowser, openViewer, readTarget } from './lib/browser.js';
+import { readPng, litPsnr } from './lib/images.js';
+
+const [model, dataset, lights, ...flags] = process.argv.slice(2);
+const at = flags.indexOf('--shadows');
+const shadows = at >= 0 ? flags[at + 1] : 'pcf';
+const delight = !flags.includes('--no-delight');
+const out = mkdtempSync(path.join(tmpdir(), 'glint-lit-parity-'));
+const r = runGlint(['relight', model, '--cameras', dataset, '--lights', lights, '--split', 'test', '-o', out, '-f',
+                    ...flags]);
+if (r.code !== 0) throw new Error(r.stderr);
+const server = await startView([model, '--cameras', dataset, '--lights', lights]);
+const browser = await launchBrowser();
+try {
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  const setups = await page.evaluate(() => window.glintTest.setups());
+  for (const setup of setups) {
+    const skipped = await page.evaluate((s) => {
+      window.glintTest.loadSetup(s);
+      return window.glintTest.lights().lights.length === 0;
+    }, setup);
+    if (skipped) {
+      console.log(`${setup}: skipped (no light the page shades)`);
+      continue;
+    }
+    const dbs = [];
+    for (let i = 0; i < cams.length; ++i) {
+      if (cams[i].split !== 'test') continue;
+      await page.evaluate(({ s, k, i, delight }) => {
+        const g = window.glintTest;
+        g.setMode('lit');
+        g.loadSetup(s);
+        g.setShadows(k);
+        g.setDelight(delight);
+        g.snapTo(i);
+      }, { s: setup, k: shadows, i, delight });
+      await page.evaluate(() => window.glintTest.render());
+      const t = await readTarget(page);
+      dbs.push(litPsnr(t, readPng(path.join(out, setup, `${path.parse(cams[i].name).name}.png`))));
+    }
+    const mean = dbs.reduce((s, v) => s + v, 0) / dbs.length;
+    console.log(`${setup} (${shadows}): mean ${mean.toFixed(2)} dB, min ${Math.min(...dbs).toFixed(2)} dB over ` +
+                `${dbs.length} test views`);
+  }
+  if (errors.length) console.log('page errors: ' + errors.join('; '));
+} finally {
+  await browser.close();
+  await server.stop();
+  rmSync(out, { recursive: true, force: true });
+}
