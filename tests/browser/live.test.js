@@ -164,7 +164,7 @@ test('train --view on a port that is taken: one line naming it, exit 2, no train
   try {
     const r = runGlint(['train', demo, '-o', path.join(dir, 'taken'), '--steps', '10', '--view', '--view-port', String(port)]);
     assert.equal(r.code, 2, r.stderr);
-    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('dataset:'));
+    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('dataset:') && !l.startsWith('glint: --backend auto:'));
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0], new RegExp(`^glint: error: .*--view-port ${port}.*cannot bind`));
     assert.ok(!existsSync(path.join(dir, 'taken', 'scene.ply')));

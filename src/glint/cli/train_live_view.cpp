@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "glint/core/error.h"
+#include "glint/view/light_setups_json.h"
 #include "glint/view/model_publisher.h"
 #include "glint/view/scene_json.h"
 #include "glint/view/server.h"
@@ -60,6 +61,7 @@ TrainLiveView::TrainLiveView(const TrainArgs& a, const Dataset& data) : impl_(st
   view::Site& site = impl_->site;
   site.add("/api/cameras.json", view::cameras_to_json(cams, splits, data.background), "application/json");
   site.add("/api/lights.json", "null", "application/json");
+  site.add("/api/light_setups.json", view::light_setups_to_json({}), "application/json");  // no lights: unlit
   site.add("/favicon.ico", "", "image/x-icon");
   // Until the first step the page waits: version 0 and a status that says a run is coming.
   site.publish({}, "{\"live\": true, \"state\": \"starting\"}");
