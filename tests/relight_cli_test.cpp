@@ -94,6 +94,8 @@ TEST(RelightCli, TiltedSunCastsShadowBesideTheBox) {
   EXPECT_NEAR(img.row(sy)[sx * 4], img.row(ly)[lx * 4], 6);
 }
 
+// --backend cpu: a CUDA build on a machine without a GPU says on a line of its own that
+// auto fell back to the CPU, before any error.
 TEST(RelightCli, BadLightFileIsOneLineError) {
   TempDir d;
   GaussianModel m = ground_and_box();
@@ -101,7 +103,7 @@ TEST(RelightCli, BadLightFileIsOneLineError) {
   write_cameras_json(d.str("cameras.json"), {top_camera()});
   write_file(d.str("lights.json"), R"({"lights":[{"type":"laser"}]})");
   CommandResult r = run_glint("relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") +
-                              "' --lights '" + d.str("lights.json") + "' -o '" + d.str("o") + "'");
+                              "' --lights '" + d.str("lights.json") + "' -o '" + d.str("o") + "' --backend cpu");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("lights.json"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
@@ -122,7 +124,7 @@ TEST(RelightCli, SeveralLightFilesAndAFolderWithAnEnvironment) {
   write_file(d.str("lights/b.json"),
              R"({"setups":{"sky":{"ambient":{"type":"none","strength":0},"lights":[{"type":"environment","file":"maps/sky.pfm","strength":2,"rotation_z_deg":10}]}}})");
   const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") +
-                           "' --shadow-res 128 --ao-directions 8 ";
+                           "' --shadow-res 128 --ao-directions 8 --backend cpu ";
   CommandResult r = run_glint(base + "--lights '" + d.str("lights/a.json") + "' '" + d.str("lights/b.json") + "' -o '" +
                               d.str("two") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
