@@ -114,7 +114,8 @@ TEST(RenderOutputs, EachOutputAloneHasTheTablesShapeAndTheValuesOfAFullRender) {
     EXPECT_TRUE(same_bits(image_of(o, id), image_of(full, id)));
     EXPECT_TRUE(same_bits(o.rgb, full.rgb));
     for (int j = 0; j < aov::kCount; ++j) {
-      if (j != i) EXPECT_TRUE(image_of(o, aov::Id(j)).data.empty()) << aov::kInfo[j].name;
+      if (j == i) continue;
+      EXPECT_TRUE(image_of(o, aov::Id(j)).data.empty()) << aov::kInfo[j].name;
     }
     double sum = 0;
     for (float v : image_of(o, id).data) sum += std::abs(v);

@@ -145,17 +145,18 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
-  virtual RenderOutput forward(const GaussianModel& model, const Camera& camera,
-                               const RenderSettings& settings) = 0;
-  // The same as out = forward(model, camera, settings), but reusing out's images where
-  // their sizes fit, for callers that render frame after frame (training, glint render):
-  // the images are then neither allocated nor cleared again (clearing them is a visible
-  // cost of a large frame).
+  // Renders `camera`: the same as forward_into into a fresh RenderOutput.
+  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
+    RenderOutput out;
+    forward_into(model, camera, settings, out);
+    return out;
+  }
+  // Renders into `out`, reusing its images where their sizes fit, for callers that render
+  // frame after frame (training, glint render): the images are then neither allocated nor
+  // cleared again (clearing them is a visible cost of a large frame).
   // Releases out's previous forward state first. After an exception out is unspecified.
   virtual void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
-                            RenderOutput& out) {
-    out = forward(model, camera, settings);
-  }
+                            RenderOutput& out) = 0;
   // `out` must be what forward returned for the same model, camera and settings.
   virtual void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                         const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) = 0;

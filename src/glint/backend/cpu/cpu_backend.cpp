@@ -103,11 +103,6 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(int threads) : requested_(threads) {}
   const char* name() const override { return "cpu"; }
 
-  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override {
-    RenderOutput out;
-    forward_into(model, camera, settings, out);
-    return out;
-  }
   void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                     RenderOutput& out) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,

@@ -66,11 +66,6 @@ class CudaBackend final : public Backend {
  public:
   const char* name() const override { return "cuda"; }
 
-  RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) override {
-    RenderOutput out;
-    forward_into(model, camera, settings, out);
-    return out;
-  }
   void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                     RenderOutput& out) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
