@@ -373,3 +373,47 @@ TEST(LightEnvironment, ReadsRadianceHdr) {
     EXPECT_NE(std::string(e.what()).find("bad.hdr"), std::string::npos) << e.what();
   }
 }
+
+// The relighter's one AO pass that also gathers the environment residuals gives exactly
+// what the separate AO and residual passes give, and relighting with the setups
+// announced (expect_setups) gives the same image as without.
+TEST(LightEnvironment, ResidualGatheredInTheAoPassIsTheSeparatePass) {
+  auto backend = make_cpu_backend(2);
+  GaussianModel m = grey_scene();
+  const Camera cam = view_camera();
+  RelightOptions opt;
+  opt.shadow_map.resolution = 128;
+  opt.ao.directions = 16;
+  opt.ao.resolution = 64;
+  EnvironmentMap env = random_map(32, 5);
+  set_texel(env, 6, 20, {300, 200, 100});
+  const LightSetup setup{"env", {1, 1, 1}, 0, {Light::environment_light(env, {1, 0.5, 0.25})}};
+
+  Relighter plain(m, *backend, opt);
+  const ViewGeometry g0 = plain.prepare(cam);
+  ASSERT_TRUE(g0.env_residual.empty());
+  plain.set_setup(setup);
+  const ImageF a = plain.relight(g0);
+
+  Relighter announced(m, *backend, opt);
+  announced.expect_setups({setup});
+  const ViewGeometry g1 = announced.prepare(cam);
+  ASSERT_EQ(g1.env_residual.size(), 1u);
+  EXPECT_EQ(g1.ao.data, g0.ao.data);
+  announced.set_setup(setup);
+  EXPECT_EQ(announced.relight(g1).data, a.data);
+
+  // The gathered residual is the separate pass's, and it is not trivially uniform.
+  AoParams ap = opt.ao;
+  const AoMaps maps = render_ao_maps(*backend, m, robust_bounds(m), ap);
+  std::vector<Vec3d> dirs;
+  for (const Light& l : maps.directions) dirs.push_back(l.direction);
+  const EnvLighting el = tinted_environment(setup.lights[0], dirs, {});
+  const ImageF separate = env_residual_irradiance_image(el, &maps, g0.position, g0.normal);
+  EXPECT_EQ(g1.env_residual[0].data, separate.data);
+  const ImageF unoccluded = env_residual_irradiance_image(el, nullptr, g0.position, g0.normal);
+  EXPECT_GT(max_abs_diff(separate, unoccluded), 1e-3f);
+  const AoAndResiduals two = ambient_occlusion_and_residuals(maps, {&el, &el}, g0.position, g0.normal);
+  EXPECT_EQ(two.residual_irradiance[1].data, separate.data);
+  EXPECT_EQ(two.ao.data, ambient_occlusion_image(maps, g0.position, g0.normal).data);
+}

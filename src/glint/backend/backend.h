@@ -157,6 +157,18 @@ class Backend {
   // Releases out's previous forward state first. After an exception out is unspecified.
   virtual void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                             RenderOutput& out) = 0;
+  // Renders each of `cameras` into outs[i] (outs resized to match), for images that are
+  // looked at, not differentiated: the outputs keep no forward state. Many small views
+  // (shadow and occlusion maps) render faster this way on a backend that can render views
+  // side by side; this default renders them in turn.
+  virtual void forward_views(const GaussianModel& model, const std::vector<Camera>& cameras,
+                             const RenderSettings& settings, std::vector<RenderOutput>& outs) {
+    outs.resize(cameras.size());
+    for (std::size_t i = 0; i < cameras.size(); ++i) {
+      forward_into(model, cameras[i], settings, outs[i]);
+      outs[i].saved.reset();
+    }
+  }
   // `out` must be what forward returned for the same model, camera and settings.
   virtual void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                         const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) = 0;

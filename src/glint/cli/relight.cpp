@@ -83,6 +83,8 @@ void add_relight(CLI::App& app) {
   sub->add_option("--normal-offset", a->opt.shadow_map.normal_offset,
                   "Move lookups this many texels along the surface normal")->check(CLI::NonNegativeNumber);
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
+  sub->add_option("--ao-res", a->opt.ao.resolution, "Ambient-occlusion map resolution (texels a side)")
+      ->check(CLI::Range(16, 8192));
   sub->add_option("--planes", a->opt.transmittance.planes,
                   "Transmittance maps: depth planes per face (quantiles of the splats it sees)")
       ->check(CLI::Range(1, 256));
@@ -116,6 +118,7 @@ void run_relight(const RelightArgs& args) {
 
     auto t0 = clock::now();
     Relighter relighter(model, *backend, a->opt);
+    relighter.expect_setups(setups);
     std::vector<ViewGeometry> views;
     Progress prep("views", static_cast<long>(src.cameras.size()));
     for (const Camera& c : src.cameras) {

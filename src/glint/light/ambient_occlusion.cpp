@@ -7,6 +7,7 @@
 #include "glint/core/error.h"
 #include "glint/light/surface_map.h"
 #include "glint/light/color.h"
+#include "glint/light/environment_light.h"
 
 namespace glint {
 
@@ -37,27 +38,63 @@ AoMaps render_ao_maps(Backend& backend, const GaussianModel& model, const SceneB
   sp.slope_bias = p.slope_bias;
   sp.normal_offset = p.normal_offset;
   sp.depth = p.depth;
-  for (const Vec3d& d : fibonacci_directions(p.directions, p.hemisphere_only, p.up)) {
-    ao.directions.push_back(Light::sun(d, 1));
-    ao.maps.push_back(render_shadow_map(backend, model, ao.directions.back(), bounds, sp));
-  }
+  for (const Vec3d& d : fibonacci_directions(p.directions, p.hemisphere_only, p.up)) ao.directions.push_back(Light::sun(d, 1));
+  ao.maps = render_shadow_maps(backend, model, ao.directions, bounds, sp);
   return ao;
 }
 
-double ambient_occlusion(const AoMaps& m, Vec3d x, Vec3d n) {
+namespace {
+
+// Residuals gathered per pass over the directions (more take further passes).
+constexpr std::size_t kMaxResiduals = 4;
+
+// AO at x, and the residual sums of each environment of `env` (n_env of them) into sums.
+double ao_with_residuals(const AoMaps& m, Vec3d x, Vec3d n, const EnvLighting* const* env, std::size_t n_env,
+                         ResidualSums* sums) {
   double sv = 0, sw = 0;
   for (std::size_t k = 0; k < m.maps.size(); ++k) {
     const double w = dot(n, m.directions[k].direction);
     if (w <= 0) continue;
     sw += w;
-    sv += w * shadow_visibility(m.maps[k], m.directions[k], x, n);
+    const double v = shadow_visibility(m.maps[k], m.directions[k], x, n);
+    sv += w * v;
+    for (std::size_t e = 0; e < n_env; ++e) sums[e].add(*env[e], k, w, v);
   }
   return sw > 0 ? sv / sw : 1.0;
 }
 
+}  // namespace
+
+double ambient_occlusion(const AoMaps& m, Vec3d x, Vec3d n) { return ao_with_residuals(m, x, n, nullptr, 0, nullptr); }
+
 ImageF ambient_occlusion_image(const AoMaps& m, const ImageF& pos, const ImageF& nrm) {
-  return map_surface_pixels(pos, nrm, "AO",
-                            [&](Vec3d x, Vec3d n) { return ambient_occlusion(m, x, n); });
+  return ambient_occlusion_and_residuals(m, {}, pos, nrm).ao;
+}
+
+AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vector<const EnvLighting*>& env,
+                                               const ImageF& pos, const ImageF& nrm) {
+  for (const EnvLighting* e : env)
+    if (e->residual_weights.size() != m.maps.size())
+      throw Error("environment residual: " + std::to_string(m.maps.size()) + " AO maps for " +
+                  std::to_string(e->residual_weights.size()) + " residual directions");
+  AoAndResiduals out;
+  out.ao = ImageF(pos.width, pos.height, 1, 1.f);
+  for (std::size_t e = 0; e < env.size(); ++e) out.residual_irradiance.emplace_back(pos.width, pos.height, 3, 0.f);
+  for_surface_pixels(pos, nrm, "AO", [&](long i, Vec3d x, Vec3d n) {
+    std::size_t e0 = 0;
+    do {  // once without residuals; with many, a pass per kMaxResiduals of them
+      const std::size_t ne = std::min(kMaxResiduals, env.size() - e0);
+      ResidualSums sums[kMaxResiduals];
+      out.ao.data[static_cast<std::size_t>(i)] = static_cast<float>(ao_with_residuals(m, x, n, env.data() + e0, ne, sums));
+      for (std::size_t e = 0; e < ne; ++e) {
+        const Vec3d E = sums[e].irradiance(*env[e0 + e], n);
+        store3(out.residual_irradiance[e0 + e].data.data(), i,
+               Vec3f{static_cast<float>(E.x), static_cast<float>(E.y), static_cast<float>(E.z)});
+      }
+      e0 += ne;
+    } while (e0 < env.size());
+  });
+  return out;
 }
 
 ImageF delight(const ImageF& cap, const ImageF& ao, float min_ao) {

@@ -16,6 +16,8 @@
 
 namespace glint {
 
+struct EnvLighting;
+
 struct AoParams {
   int directions = 64;
   int resolution = 256;
@@ -42,6 +44,16 @@ AoMaps render_ao_maps(Backend& backend, const GaussianModel& model, const SceneB
 double ambient_occlusion(const AoMaps& maps, Vec3d x, Vec3d n);
 // [H,W,1]; 1 where the normal is zero (no surface).
 ImageF ambient_occlusion_image(const AoMaps& maps, const ImageF& positions, const ImageF& normals);
+
+// The AO image and, from the same lookups, the residual irradiance with visibility of each
+// environment in `residuals` (environment_light.h; built on these maps' directions):
+// [H,W,3] each, as env_residual_irradiance_image gives them.
+struct AoAndResiduals {
+  ImageF ao;
+  std::vector<ImageF> residual_irradiance;
+};
+AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& maps, const std::vector<const EnvLighting*>& residuals,
+                                               const ImageF& positions, const ImageF& normals);
 
 // albedo = capture_linear / max(AO, min_ao), clamped to [0,1] (a capture's colour cannot
 // come from an albedo above 1). Alpha channels (2 or 4 channels) are copied.

@@ -200,21 +200,23 @@ EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<V
   return out;
 }
 
-Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x, Vec3d n) {
+Vec3d ResidualSums::irradiance(const EnvLighting& env, Vec3d n) const {
   const Vec3d E = env.residual.lookup(n);
-  if (!ao) return E;
-  Vec3d num{0, 0, 0}, den{0, 0, 0};
+  return {den.x > 0 ? E.x * num.x / den.x : E.x, den.y > 0 ? E.y * num.y / den.y : E.y,
+          den.z > 0 ? E.z * num.z / den.z : E.z};
+}
+
+Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x, Vec3d n) {
+  if (!ao) return env.residual.lookup(n);
+  ResidualSums sums;
   for (std::size_t k = 0; k < ao->maps.size(); ++k) {
     const double c = dot(n, ao->directions[k].direction);
     if (c <= 0) continue;
     const Vec3d w = c * env.residual_weights[k];
-    if (w.x == 0 && w.y == 0 && w.z == 0) continue;
-    const double v = shadow_visibility(ao->maps[k], ao->directions[k], x, n);
-    num = num + v * w;
-    den = den + w;
+    if (w.x == 0 && w.y == 0 && w.z == 0) continue;  // no lookup for a direction without weight
+    sums.add(env, k, c, shadow_visibility(ao->maps[k], ao->directions[k], x, n));
   }
-  return {den.x > 0 ? E.x * num.x / den.x : E.x, den.y > 0 ? E.y * num.y / den.y : E.y,
-          den.z > 0 ? E.z * num.z / den.z : E.z};
+  return sums.irradiance(env, n);
 }
 
 ImageF env_residual_irradiance_image(const EnvLighting& env, const AoMaps* ao, const ImageF& pos, const ImageF& nrm) {
@@ -223,6 +225,16 @@ ImageF env_residual_irradiance_image(const EnvLighting& env, const AoMaps* ao, c
                 std::to_string(env.residual_weights.size()) + " residual directions");
   return map_surface_pixels(pos, nrm, "environment residual",
                             [&](Vec3d x, Vec3d n) { return env_residual_irradiance(env, ao, x, n); });
+}
+
+EnvLighting tinted_environment(const Light& l, const std::vector<Vec3d>& dirs, const EnvLightParams& p) {
+  if (!l.environment) throw Error("environment light without a map");
+  EnvLighting r = decompose_environment(*l.environment, dirs, p);
+  // The light's colour tints the whole map.
+  for (Light& sun : r.suns) sun.color = mul(sun.color, l.color);
+  for (Vec3d& w : r.residual_weights) w = mul(w, l.color);
+  for (Vec3d& e : r.residual.E) e = mul(e, l.color);
+  return r;
 }
 
 LightSetup expand_environment_lights(const LightSetup& setup, const std::vector<Vec3d>& dirs, const EnvLightParams& p,
@@ -234,16 +246,8 @@ LightSetup expand_environment_lights(const LightSetup& setup, const std::vector<
       out.lights.push_back(l);
       continue;
     }
-    if (!l.environment) throw Error("environment light without a map");
-    residuals.push_back(decompose_environment(*l.environment, dirs, p));
-    EnvLighting& r = residuals.back();
-    // The light's colour tints the whole map.
-    for (Light sun : r.suns) {
-      sun.color = mul(sun.color, l.color);
-      out.lights.push_back(sun);
-    }
-    for (Vec3d& w : r.residual_weights) w = mul(w, l.color);
-    for (Vec3d& e : r.residual.E) e = mul(e, l.color);
+    residuals.push_back(tinted_environment(l, dirs, p));
+    for (const Light& sun : residuals.back().suns) out.lights.push_back(sun);
   }
   return out;
 }

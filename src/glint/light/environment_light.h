@@ -56,11 +56,31 @@ EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<V
 // horizon are integrated over 4 x 4 sub-cells. The reference the table is built from.
 Vec3d env_irradiance_exact(const EnvironmentMap& env, Vec3d n, const std::vector<char>* skip = nullptr);
 
+// The residual's visibility-weighted sums over the AO directions, gathered direction by
+// direction: by env_residual_irradiance, or alongside the ambient occlusion of the same
+// point (ambient_occlusion.h), so that each direction's visibility is looked up once.
+struct ResidualSums {
+  Vec3d num{0, 0, 0}, den{0, 0, 0};
+  // AO direction k with c = n.d_k > 0 and visibility v.
+  void add(const EnvLighting& env, std::size_t k, double c, double v) {
+    const Vec3d w = c * env.residual_weights[k];
+    if (w.x == 0 && w.y == 0 && w.z == 0) return;
+    num = num + v * w;
+    den = den + w;
+  }
+  // E_res(n) times the weighted visibility (1 where no direction carried weight).
+  Vec3d irradiance(const EnvLighting& env, Vec3d n) const;
+};
+
 // Residual irradiance with visibility at a surface point (ao null: unoccluded).
 Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x, Vec3d n);
 // [H,W,3]; zero where the normal is zero.
 ImageF env_residual_irradiance_image(const EnvLighting& env, const AoMaps* ao, const ImageF& positions,
                                      const ImageF& normals);
+
+// An environment light as shaded: its decomposition, tinted by the light's colour.
+EnvLighting tinted_environment(const Light& environment_light, const std::vector<Vec3d>& residual_directions,
+                               const EnvLightParams& params);
 
 // The setup with every environment light replaced by its suns; the residuals are appended
 // to `residuals` (one per environment light, in order).

@@ -71,7 +71,13 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
   if (options_.normal_filter.sigma_spatial_px > 0) g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
   if (options_.delight && ao_maps_) {
-    g.ao = ambient_occlusion_image(*ao_maps_, g.position, g.normal);
+    // The residuals' visibility is the AO maps' only when shadows are on (relight()).
+    std::vector<const EnvLighting*> env;
+    if (options_.shadows != ShadowMode::kNone)
+      for (const AnnouncedEnvironment& a : announced_) env.push_back(&a.lighting);
+    AoAndResiduals ar = ambient_occlusion_and_residuals(*ao_maps_, env, g.position, g.normal);
+    g.ao = std::move(ar.ao);
+    g.env_residual = std::move(ar.residual_irradiance);
     g.albedo = delight(g.capture_linear, g.ao);
   } else {
     g.ao = ImageF(w, h, 1, 1.f);
@@ -80,26 +86,59 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   return g;
 }
 
+bool Relighter::is_same_environment(const AnnouncedEnvironment& a, const Light& l) {
+  return a.map == l.environment.get() && a.color.x == l.color.x && a.color.y == l.color.y && a.color.z == l.color.z;
+}
+
+std::vector<Vec3d> Relighter::ao_directions() const {
+  if (!ao_maps_) return fibonacci_directions(options_.ao.directions, options_.ao.hemisphere_only, options_.ao.up);
+  std::vector<Vec3d> d;
+  for (const Light& l : ao_maps_->directions) d.push_back(l.direction);
+  return d;
+}
+
+void Relighter::expect_setups(const std::vector<LightSetup>& setups) {
+  announced_.clear();
+  const std::vector<Vec3d> dirs = ao_directions();
+  for (const LightSetup& s : setups)
+    for (const Light& l : s.lights) {
+      if (l.type != LightType::Environment) continue;
+      const bool known = std::any_of(announced_.begin(), announced_.end(), [&](const AnnouncedEnvironment& a) {
+        return is_same_environment(a, l);
+      });
+      if (!known) announced_.push_back({l.environment.get(), l.color, tinted_environment(l, dirs, options_.environment)});
+    }
+}
+
 void Relighter::set_setup(const LightSetup& setup) {
   shadow_maps_.clear();
   transmittance_maps_.clear();
   env_residuals_.clear();
+  env_announced_.clear();
   const bool has_env = std::any_of(setup.lights.begin(), setup.lights.end(),
                                    [](const Light& l) { return l.type == LightType::Environment; });
   if (has_env && !ao_maps_ && options_.shadows != ShadowMode::kNone)
     ao_maps_ = std::make_unique<AoMaps>(render_ao_maps(backend_, model_, bounds_, options_.ao));
-  const std::vector<Vec3d> dirs = ao_maps_ ? [&] {
-    std::vector<Vec3d> d;
-    for (const Light& l : ao_maps_->directions) d.push_back(l.direction);
-    return d;
-  }() : fibonacci_directions(options_.ao.directions, options_.ao.hemisphere_only, options_.ao.up);
-  setup_ = has_env ? expand_environment_lights(setup, dirs, options_.environment, env_residuals_) : setup;
-  for (const Light& l : setup_.lights) {
-    if (options_.shadows == ShadowMode::kPcf)
-      shadow_maps_.push_back(render_shadow_map(backend_, model_, l, bounds_, options_.shadow_map));
-    else if (options_.shadows == ShadowMode::kTransmittance)
-      transmittance_maps_.push_back(render_transmittance_map(backend_, model_, l, bounds_, options_.transmittance));
+  setup_ = setup;
+  setup_.lights.clear();
+  for (const Light& l : setup.lights) {
+    if (l.type != LightType::Environment) {
+      setup_.lights.push_back(l);
+      continue;
+    }
+    int j = -1;
+    for (std::size_t a = 0; a < announced_.size(); ++a)
+      if (is_same_environment(announced_[a], l)) j = static_cast<int>(a);
+    env_residuals_.push_back(j >= 0 ? announced_[static_cast<std::size_t>(j)].lighting
+                                    : tinted_environment(l, ao_directions(), options_.environment));
+    env_announced_.push_back(j);
+    for (const Light& sun : env_residuals_.back().suns) setup_.lights.push_back(sun);
   }
+  if (options_.shadows == ShadowMode::kPcf)
+    shadow_maps_ = render_shadow_maps(backend_, model_, setup_.lights, bounds_, options_.shadow_map);
+  else if (options_.shadows == ShadowMode::kTransmittance)
+    for (const Light& l : setup_.lights)
+      transmittance_maps_.push_back(render_transmittance_map(backend_, model_, l, bounds_, options_.transmittance));
 }
 
 ImageF Relighter::relight(const ViewGeometry& g) const {
@@ -119,8 +158,11 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
   // Without shadows every light is visible, the environment's residual included.
   const AoMaps* res_vis = options_.shadows == ShadowMode::kNone ? nullptr : ao_maps_.get();
   ImageF env_E;
-  for (const EnvLighting& e : env_residuals_) {
-    ImageF E = env_residual_irradiance_image(e, res_vis, g.position, g.normal);
+  for (std::size_t r = 0; r < env_residuals_.size(); ++r) {
+    const int j = env_announced_[r];
+    const bool gathered = res_vis && j >= 0 && static_cast<std::size_t>(j) < g.env_residual.size();
+    ImageF E = gathered ? g.env_residual[static_cast<std::size_t>(j)]
+                        : env_residual_irradiance_image(env_residuals_[r], res_vis, g.position, g.normal);
     if (env_E.data.empty()) env_E = std::move(E);
     else
       for (std::size_t i = 0; i < E.data.size(); ++i) env_E.data[i] += E.data[i];

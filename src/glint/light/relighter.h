@@ -45,11 +45,19 @@ struct ViewGeometry {
   ImageF normal;          // [H,W,3] world, unit, 0 where no surface
   ImageF ao;              // [H,W,1] (1 when de-lighting is off)
   ImageF albedo;          // [H,W,3] linear
+  // Per environment light announced by expect_setups: [H,W,3] residual irradiance with the
+  // AO maps' visibility, gathered in the AO pass; empty when not gathered there.
+  std::vector<ImageF> env_residual;
 };
 
 class Relighter {
  public:
   Relighter(const GaussianModel& model, Backend& backend, const RelightOptions& options);
+
+  // The setups the views will be shaded under, announced before prepare(): their
+  // environment lights are split once here, and each view's AO pass also gathers their
+  // residual irradiance from the same lookups. Optional; without it set_setup splits them.
+  void expect_setups(const std::vector<LightSetup>& setups);
 
   ViewGeometry prepare(const Camera& camera) const;
 
@@ -73,7 +81,17 @@ class Relighter {
   SceneBounds bounds_;
   std::unique_ptr<AoMaps> ao_maps_;
   LightSetup setup_;
+  std::vector<Vec3d> ao_directions() const;
+  // Environment lights split by expect_setups, by map and colour.
+  struct AnnouncedEnvironment {
+    const EnvironmentMap* map;
+    Vec3d color;
+    EnvLighting lighting;
+  };
+  static bool is_same_environment(const AnnouncedEnvironment& a, const Light& l);
+  std::vector<AnnouncedEnvironment> announced_;
   std::vector<EnvLighting> env_residuals_;
+  std::vector<int> env_announced_;  // per residual: its index in announced_, or -1
   std::vector<ShadowMap> shadow_maps_;
   std::vector<TransmittanceMap> transmittance_maps_;
 };

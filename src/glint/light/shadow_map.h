@@ -31,6 +31,9 @@ struct ShadowMap {
 
 ShadowMap render_shadow_map(Backend& backend, const GaussianModel& model, const Light& light,
                             const SceneBounds& bounds, const ShadowMapParams& params = {});
+// One map per light, every face rendered in one batch (Backend::forward_views).
+std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel& model, const std::vector<Light>& lights,
+                                          const SceneBounds& bounds, const ShadowMapParams& params = {});
 
 // Fraction of PCF taps that see the light from world point x with unit normal n (zero
 // normal: no offset, no slope bias). Points outside every face are lit.

@@ -34,6 +34,7 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
   tm.views = make_light_map_views(light, bounds, p, "transmittance map");
   RenderSettings s;
   s.for_backward = false;  // rendered, never differentiated
+  s.sh_degree = 0;         // only coverage and depth are read: no view-dependent colour to evaluate
   s.want_alpha = true;
   const std::size_t nall = model.size();
   std::vector<double> z(nall);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <string>
@@ -105,6 +106,8 @@ class CpuBackend final : public Backend {
 
   void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                     RenderOutput& out) override;
+  void forward_views(const GaussianModel& model, const std::vector<Camera>& cameras, const RenderSettings& settings,
+                     std::vector<RenderOutput>& outs) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
@@ -115,6 +118,9 @@ class CpuBackend final : public Backend {
   // A state is handed out again once no RenderOutput refers to it any more, so steady
   // rendering (training, benchmarks) reuses its buffers instead of faulting in fresh pages.
   std::shared_ptr<CpuForwardState> take_state();
+  // The forward's stages on `st` with `threads` threads; out.saved is left to the caller.
+  static void render(CpuForwardState& st, const GaussianModel& model, const Camera& camera,
+                     const RenderSettings& settings, RenderOutput& out, int threads);
   int threads() const { return requested_ > 0 ? requested_ : omp_get_max_threads(); }
   int requested_;
   int threads_ = 1;  // this call's
@@ -131,27 +137,59 @@ std::shared_ptr<CpuForwardState> CpuBackend::take_state() {
   return st;
 }
 
+void check_camera(const Camera& camera) {
+  if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
+    throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
+}
+
+void CpuBackend::render(CpuForwardState& st, const GaussianModel& model, const Camera& camera,
+                        const RenderSettings& settings, RenderOutput& out, int threads) {
+  stage::frame(st, model, camera, settings);
+  out.radii.resize(st.n);  // projection writes every splat's
+  stage::project(st, model, camera, settings, out.radii.data(), threads);
+  stage::count_offsets(st, threads);
+  stage::depth_sort(st, threads);
+  stage::tile_lists(st, settings.for_backward, threads);
+  stage::tile_order(st);
+  stage::blend(st, out, threads);
+  out.num_visible = st.num_visible;
+  out.num_instances = std::int64_t(st.num_instances);
+}
+
 void CpuBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                               RenderOutput& out) {
   check_model(model);
-  if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
-    throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
+  check_camera(camera);
   out.saved.reset();  // so that its state can be taken again
   threads_ = threads();
   std::shared_ptr<CpuForwardState> st = take_state();
-  stage::frame(*st, model, camera, settings);
-
-  out.radii.resize(st->n);  // projection writes every splat's
-  stage::project(*st, model, camera, settings, out.radii.data(), threads_);
-  stage::count_offsets(*st, threads_);
-  stage::depth_sort(*st, threads_);
-  stage::tile_lists(*st, settings.for_backward, threads_);
-  stage::tile_order(*st);
-  stage::blend(*st, out, threads_);
-
-  out.num_visible = st->num_visible;
-  out.num_instances = std::int64_t(st->num_instances);
+  render(*st, model, camera, settings, out, threads_);
   out.saved = std::move(st);
+}
+
+// Whole views to threads: a small view split across threads spends much of its time in
+// the stages' fork and join, and the result is the same bits at any thread count.
+void CpuBackend::forward_views(const GaussianModel& model, const std::vector<Camera>& cameras,
+                               const RenderSettings& settings, std::vector<RenderOutput>& outs) {
+  const int t = std::min(threads(), static_cast<int>(cameras.size()));
+  if (t <= 1) return Backend::forward_views(model, cameras, settings, outs);
+  check_model(model);
+  for (const Camera& c : cameras) check_camera(c);
+  outs.resize(cameras.size());
+  std::vector<CpuForwardState> states(static_cast<std::size_t>(t));
+  std::exception_ptr error;
+  const int n = static_cast<int>(cameras.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
+  for (int i = 0; i < n; ++i) {
+    try {
+      outs[i].saved.reset();
+      render(states[static_cast<std::size_t>(omp_get_thread_num())], model, cameras[i], settings, outs[i], 1);
+    } catch (...) {
+#pragma omp critical(glint_forward_views_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 void CpuBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
