@@ -49,6 +49,9 @@ TEST(BackendCli, TrainOnTheCpuByNameRecordsItAndKeepsAnExplicitZeroWeight) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(read_file(d.str("out/eval.json")));
   EXPECT_EQ(j["backend"], "cpu");
+  const std::string device = j["device"].get<std::string>();
+  EXPECT_NE(device.find(" kernels, "), std::string::npos) << device;
+  EXPECT_FALSE(j.contains("peak_device_memory_mb")) << "the CPU has no device memory of its own";
   EXPECT_EQ(j["options"]["geometry"][0].get<double>(), 0.0);   // normal weight
   EXPECT_GT(j["options"]["geometry"][2].get<double>(), 0.0);   // flattening from the preset
   EXPECT_TRUE(j["options"]["random_background"].get<bool>());

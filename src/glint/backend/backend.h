@@ -5,6 +5,7 @@
 // Conventions: docs/RASTERIZER.md.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "glint/core/camera.h"
@@ -145,6 +146,12 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
+  // What it runs on, for reports (eval.json): the CPU's model, kernel build and threads,
+  // or the GPU's name.
+  virtual std::string device() const { return name(); }
+  // The most memory of its own device the backend has held so far, in bytes; -1 for a
+  // backend without memory of its own (the CPU's is the process's, peak_rss_mb).
+  virtual long long peak_device_memory_bytes() const { return -1; }
   // Renders `camera`: the same as forward_into into a fresh RenderOutput.
   RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
     RenderOutput out;

@@ -65,6 +65,9 @@ void add_eval(CLI::App& app) {
       j["split"] = a->split;
       j["splats"] = model.size();
       j["backend"] = backend->name();
+      j["device"] = backend->device();
+      if (const long long peak = backend->peak_device_memory_bytes(); peak >= 0)
+        j["peak_device_memory_mb"] = static_cast<double>(peak) / (1024.0 * 1024.0);
       j["mean_psnr"] = r.mean_psnr;
       j["mean_ssim"] = r.mean_ssim;
       for (const auto& v : r.views) j["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});

@@ -149,6 +149,9 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
   j["dataset"] = data_.root;
   j["format"] = format_name(data_.format);
   j["backend"] = backend_.name();
+  j["device"] = backend_.device();
+  if (const long long peak = backend_.peak_device_memory_bytes(); peak >= 0)
+    j["peak_device_memory_mb"] = static_cast<double>(peak) / (1024.0 * 1024.0);
   j["steps"] = res.steps;
   j["steps_this_run"] = res.steps_this_run;
   j["splats"] = res.splats;

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -97,12 +98,27 @@ void check_model(const GaussianModel& m) {
   if (n > std::size_t(std::numeric_limits<int>::max() / 2)) throw Error("rasterizer: too many splats");
 }
 
+// The processor's name as the kernel reports it, or "CPU" where it does not.
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0)
+      if (const auto colon = line.find(':'); colon != std::string::npos && colon + 2 <= line.size())
+        return line.substr(colon + 2);
+  return "CPU";
+}
+
 class CpuBackend final : public Backend {
  public:
   // threads <= 0: as many as OpenMP would use now, read at every call, so that a caller
   // can change it between frames (omp_set_num_threads; core/thread_governor.h).
   explicit CpuBackend(int threads) : requested_(threads) {}
   const char* name() const override { return "cpu"; }
+  std::string device() const override {
+    const int t = threads();
+    return cpu_model_name() + " (" + cpu_simd_name(active_cpu_simd()) + " kernels, " + std::to_string(t) +
+           (t == 1 ? " thread)" : " threads)");
+  }
 
   void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                     RenderOutput& out) override;
