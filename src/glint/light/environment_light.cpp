@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 
 #include "glint/core/error.h"
@@ -98,16 +99,35 @@ Vec3d texel(const EnvironmentMap& env, std::size_t i) {
   return {p[0], p[1], p[2]};
 }
 
-Vec3d irradiance_with(const EnvironmentMap& env, const TexelGeometry& g, Vec3d n, const std::vector<char>* skip) {
-  Vec3d E{0, 0, 0};
-  for (std::size_t i = 0; i < g.moment.size(); ++i) {
-    if (skip && (*skip)[i]) continue;
-    const Vec3d L = texel(env, i);
-    if (L.x == 0 && L.y == 0 && L.z == 0) continue;
-    const double k = g.clamped_cosine(i, n);
-    if (k > 0) E = E + k * L;
+// The texels an irradiance sums over (not skipped, not black), in map order, with what
+// the sum reads of each packed together: a table of irradiances visits them thousands of
+// times.
+struct LitTexels {
+  std::vector<std::uint32_t> index;
+  std::vector<Vec3d> radiance;
+  LitTexels(const EnvironmentMap& env, const TexelGeometry& g, const std::vector<char>* skip) {
+    for (std::size_t i = 0; i < g.moment.size(); ++i) {
+      if (skip && (*skip)[i]) continue;
+      const Vec3d L = texel(env, i);
+      if (L.x == 0 && L.y == 0 && L.z == 0) continue;
+      index.push_back(static_cast<std::uint32_t>(i));
+      radiance.push_back(L);
+    }
   }
-  return env.strength * E;
+};
+
+// The irradiance of count (at most kNormalBlock) normals, summed over the texels in one
+// pass: a table's sums read the texel geometry from memory once per block, not per normal.
+constexpr int kNormalBlock = 8;
+void irradiance_block(const EnvironmentMap& env, const TexelGeometry& g, const Vec3d* n, int count,
+                      const LitTexels& lit, Vec3d* E) {
+  for (int b = 0; b < count; ++b) E[b] = {0, 0, 0};
+  for (std::size_t j = 0; j < lit.index.size(); ++j)
+    for (int b = 0; b < count; ++b) {
+      const double k = g.clamped_cosine(lit.index[j], n[b]);
+      if (k > 0) E[b] = E[b] + k * lit.radiance[j];
+    }
+  for (int b = 0; b < count; ++b) E[b] = env.strength * E[b];
 }
 
 }  // namespace
@@ -127,7 +147,10 @@ Vec3d IrradianceTable::lookup(Vec3d n) const {
 
 Vec3d env_irradiance_exact(const EnvironmentMap& env, Vec3d n, const std::vector<char>* skip) {
   TexelGeometry g(env);
-  return irradiance_with(env, g, normalize(n), skip);
+  const Vec3d nn = normalize(n);
+  Vec3d E;
+  irradiance_block(env, g, &nn, 1, LitTexels(env, g, skip), &E);
+  return E;
 }
 
 EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<Vec3d>& dirs, const EnvLightParams& p) {
@@ -191,11 +214,19 @@ EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<V
   t.height = p.table_width / 2 + 1;
   t.E.assign(static_cast<std::size_t>(t.width) * t.height, Vec3d{0, 0, 0});
   const long cells = static_cast<long>(t.E.size());
-#pragma omp parallel for schedule(dynamic, 8)
-  for (long c = 0; c < cells; ++c) {
-    const int i = static_cast<int>(c % t.width), j = static_cast<int>(c / t.width);
-    const Vec3d nn = lat_long(2 * kPi * i / t.width, -0.5 * kPi + kPi * j / (t.height - 1));
-    t.E[static_cast<std::size_t>(c)] = irradiance_with(env, g, nn, &removed);
+  const LitTexels lit(env, g, &removed);
+  const long blocks = (cells + kNormalBlock - 1) / kNormalBlock;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long blk = 0; blk < blocks; ++blk) {
+    const long c0 = blk * kNormalBlock;
+    const int count = static_cast<int>(std::min<long>(kNormalBlock, cells - c0));
+    Vec3d nn[kNormalBlock];
+    for (int b = 0; b < count; ++b) {
+      const long c = c0 + b;
+      const int i = static_cast<int>(c % t.width), j = static_cast<int>(c / t.width);
+      nn[b] = lat_long(2 * kPi * i / t.width, -0.5 * kPi + kPi * j / (t.height - 1));
+    }
+    irradiance_block(env, g, nn, count, lit, &t.E[static_cast<std::size_t>(c0)]);
   }
   return out;
 }
