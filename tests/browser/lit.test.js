@@ -52,6 +52,9 @@ const cameraIndex = (cams, name) => cams.findIndex((c) => c.split === 'test' && 
 
 // Asked for: 35 dB. See docs/LIGHTING.md ("The viewer's lit view") for the figures measured.
 const kMinLitPsnr = 35;
+// The albedo view divides by AO baked per splat, glint relight by AO per pixel (measured:
+// docs/LIGHTING.md).
+const kMinAlbedoPsnr = 34;
 
 const relit = (shadows, extra = []) => {
   const out = path.join(dir, `relit-${shadows}${extra.join('')}`);
@@ -392,6 +395,31 @@ test('a point light\'s shadow crossing cube-face borders is where the geometry p
   assert.ok(best.borderShadow > 30, 'the view should see the shadow cross a border');
   assert.ok(best.wrongShadow <= 0.002 * best.nShadow, `${best.wrongShadow} of ${best.nShadow} shadowed pixels lit`);
   assert.equal(best.wrongShadowBorder, 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The de-lit albedo view: the capture divided by the per-splat AO glint view bakes
+// (view/splat_ao_blob.h), against the per-pixel albedo glint relight shades with.
+test('the de-lit albedo view matches glint relight --albedo, and is not the capture', async () => {
+  const delit = relit('pcf', ['--albedo']);
+  const raw = relit('none', ['--albedo', '--no-delight']);
+  const { page, errors } = await openViewer(browser.context, server.url);
+  const cams = await page.evaluate(() => window.glintTest.cameras());
+  for (const name of ['r_0', 'r_3']) {
+    await page.evaluate((i) => {
+      window.glintTest.setMode('albedo');
+      window.glintTest.snapTo(i);
+    }, cameraIndex(cams, name));
+    await page.evaluate(() => window.glintTest.render());
+    const t = await readTarget(page);
+    const db = litPsnr(t, readPng(path.join(delit, 'albedo', `${name}.png`)));
+    const capture = litPsnr(t, readPng(path.join(raw, 'albedo', `${name}.png`)));
+    console.log(`albedo view ${name}: ${db.toFixed(2)} dB against glint relight's de-lit albedo, ` +
+                `${capture.toFixed(2)} dB against the capture (--no-delight)`);
+    assert.ok(db >= kMinAlbedoPsnr, `${name}: ${db} dB`);
+    assert.ok(capture < db - 3, `${name}: the view is the capture (${capture} dB against ${db} dB)`);
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });

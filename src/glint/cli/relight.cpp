@@ -93,6 +93,8 @@ void add_relight(CLI::App& app) {
                   "Environment lights: angular radius of a sun cluster in degrees")
       ->check(CLI::Range(0.1, 90.0));
   sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
+  sub->add_flag("--albedo", a->write_albedo,
+                "Also write <output>/albedo/r_<i>.png: the albedo the views are shaded with (de-lit unless --no-delight)");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
@@ -112,6 +114,11 @@ void run_relight(const RelightArgs& args) {
     std::vector<std::string> names;
     for (const auto& s : setups)
       for (std::size_t i : src.split_index) names.push_back(output_stem(s.name) + "/r_" + std::to_string(i) + ".png");
+    if (a->write_albedo) {
+      for (const auto& s : setups)
+        if (output_stem(s.name) == "albedo") throw Error("--albedo", "a light setup named 'albedo' would share its output folder");
+      for (std::size_t i : src.split_index) names.push_back("albedo/r_" + std::to_string(i) + ".png");
+    }
     prepare_output_dir(a->out, names, a->force);
 
     auto t0 = clock::now();
@@ -124,6 +131,12 @@ void run_relight(const RelightArgs& args) {
     }
     prep.finish(a->opt.delight ? "(geometry + ambient occlusion)" : "(geometry)");
     const double prep_s = std::chrono::duration<double>(clock::now() - t0).count();
+    if (a->write_albedo) {
+      fs::create_directories(fs::path(a->out) / "albedo");
+      for (std::size_t v = 0; v < views.size(); ++v)
+        write_file_atomic((fs::path(a->out) / "albedo" / ("r_" + std::to_string(src.split_index[v]) + ".png")).string(),
+                          encode_png(Relighter::encode(views[v].albedo, views[v].alpha)));
+    }
 
     for (const LightSetup& s : setups) {
       auto t1 = clock::now();

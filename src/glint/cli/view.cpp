@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/camera_source.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/view_run_folder.h"
@@ -20,6 +21,7 @@
 #include "glint/view/model_blob.h"
 #include "glint/view/scene_json.h"
 #include "glint/view/server.h"
+#include "glint/view/splat_ao_blob.h"
 
 namespace glint::cli {
 
@@ -86,7 +88,13 @@ void add_view(CLI::App& app) {
     }
     const std::size_t splats = folder_model.model.size();
     view::Site site;
-    if (!run_folder) site.add("/api/model.bin", view::encode_model_blob(folder_model.model), "application/octet-stream");
+    if (!run_folder) {
+      site.add("/api/model.bin", view::encode_model_blob(folder_model.model), "application/octet-stream");
+      // What de-lighting needs, once per model (a run folder's models change: the page
+      // then estimates it per pixel).
+      auto backend = open_backend("auto", true);
+      site.add("/api/splat_ao.bin", view::encode_splat_ao_blob(*backend, folder_model.model), "application/octet-stream");
+    }
     std::array<float, 3> background{0, 0, 0};
     std::vector<Camera> cameras;
     std::vector<std::string> splits;

@@ -2,10 +2,10 @@
 // depth, normals: three float targets), then full-screen passes light it into a float
 // target, one pass for the ambient term and one a lamp, each lamp with its visibility map
 // from shadow_maps.js (rendered only when its light changed).
-import { MODE_COLOR, MODE_DEPTH, MODE_NORMAL } from './splat_shaders.js';
+import { MODE_COLOR, MODE_DEPTH, MODE_DEPTH_AO, MODE_NORMAL } from './splat_shaders.js';
 import { link } from './splat_renderer.js';
 import { cameraCenter } from './camera.js';
-import { fullscreenVertexShader, ambientFragmentShader, lampFragmentShader,
+import { fullscreenVertexShader, ambientFragmentShader, lampFragmentShader, albedoFragmentShader,
          litDisplayFragmentShader } from './lighting_shaders.js';
 import { ShadowMaps } from './shadow_maps.js';
 import { kAoParams, robustBounds } from './light_views.js';
@@ -20,6 +20,7 @@ export class LitRenderer {
     this.renderer = renderer;
     this.ambient = link(gl, fullscreenVertexShader, ambientFragmentShader);
     this.lamp = link(gl, fullscreenVertexShader, lampFragmentShader);
+    this.albedo = link(gl, fullscreenVertexShader, albedoFragmentShader);
     this.display = link(gl, fullscreenVertexShader, litDisplayFragmentShader);
     this.vao = gl.createVertexArray();
     this.shadows = new ShadowMaps(gl, renderer, model, robustBounds(model.means));
@@ -64,6 +65,81 @@ export class LitRenderer {
     this.size = [w, h];
   }
 
+  // The G-buffer of `cam` (colour, depth, normals; with `delight` the AO: baked per splat
+  // into the depth target's g channel, or per pixel into the AO target where glint sent no
+  // per-splat AO) unless it is still that of the same view. Returns { fresh, aoSource }:
+  // aoSource 0 none, 1 the AO target, 2 the depth target.
+  prepareView(cam, delight) {
+    const gl = this.gl;
+    const baked = this.renderer.hasAo;
+    const aoSource = !delight ? 0 : baked ? 2 : 1;
+    const aoMaps = aoSource === 1 ? this.shadows.aoMaps() : null;  // before the G-buffer: they draw splats too
+    this.ensureTargets(cam.width, cam.height);
+    const t = this.targets;
+    // The G-buffer and the AO depend on the view only: a light's edit reuses them (the
+    // camera's order is part of the key, as a new sort redraws the same camera).
+    const viewKey = JSON.stringify([cam, this.smoothNormals, delight, this.shadows.modelVersion]);
+    const fresh = !this.viewCache || this.viewCache.key !== viewKey || this.viewCache.order !== this.renderer.order ||
+                  this.viewCache.targets !== t || this.viewCache.renderer !== this.renderer;
+    if (fresh) {
+      this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
+      this.renderer.render(cam, aoSource === 2 ? MODE_DEPTH_AO : MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
+      this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
+      if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
+    }
+    this.viewCache = { key: viewKey, order: this.renderer.order, targets: t, renderer: this.renderer };
+    gl.bindVertexArray(this.vao);
+    const p = this.lamp;
+    gl.useProgram(p.program);
+    this.setViewUniforms(p, cam);
+    if (aoSource === 1 && fresh) {
+      // Per pixel AO = sum w V / sum w over the directions, w = max(0, n.d): one additive
+      // pass a direction into the AO target, read back by the lamps.
+      gl.bindFramebuffer(gl.FRAMEBUFFER, t.ao.fbo);
+      gl.viewport(0, 0, cam.width, cam.height);
+      gl.clearColor(0, 0, 0, 0);
+      gl.clear(gl.COLOR_BUFFER_BIT);
+      gl.enable(gl.BLEND);
+      gl.blendEquation(gl.FUNC_ADD);
+      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ONE, gl.ONE);
+      this.bindTexture(4, t.color.tex, p.u.u_ao);  // not the target being drawn
+      gl.uniform1i(p.u.u_aoPass, 1);
+      for (const m of aoMaps)
+        this.drawLamp({ type: 'sun', direction: m.direction, strength: 1, color: [1, 1, 1] }, m);
+      gl.uniform1i(p.u.u_aoPass, 0);
+      gl.disable(gl.BLEND);
+    }
+    gl.bindVertexArray(null);
+    return { fresh, aoSource };
+  }
+
+  // The view's uniforms of a full-screen program over the G-buffer (lamp or albedo).
+  setViewUniforms(p, cam) {
+    const gl = this.gl;
+    const t = this.targets;
+    this.bindTexture(0, t.color.tex, p.u.u_color);
+    this.bindTexture(1, t.depth.tex, p.u.u_depth);
+    if (p.u.u_normal) this.bindTexture(2, this.smoothNormals ? t.smooth.tex : t.normal.tex, p.u.u_normal);
+    if (p.u.u_smoothed) gl.uniform1i(p.u.u_smoothed, this.smoothNormals ? 1 : 0);
+    const R = cam.R;
+    gl.uniform3f(p.u.u_R0, R[0], R[1], R[2]);
+    gl.uniform3f(p.u.u_R1, R[3], R[4], R[5]);
+    gl.uniform3f(p.u.u_R2, R[6], R[7], R[8]);
+    gl.uniform3f(p.u.u_t, cam.t[0], cam.t[1], cam.t[2]);
+    gl.uniform4f(p.u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
+    gl.uniform2f(p.u.u_size, cam.width, cam.height);
+    gl.uniform3fv(p.u.u_eye, cameraCenter(cam));
+    if (p.u.u_aoPass) gl.uniform1i(p.u.u_aoPass, 0);
+  }
+
+  // Binds the AO the albedo is divided by (prepareView's aoSource) to program `p`.
+  bindAo(p, aoSource) {
+    const gl = this.gl;
+    this.bindTexture(4, aoSource === 1 ? this.targets.ao.tex : this.targets.depth.tex, p.u.u_ao);
+    gl.uniform1i(p.u.u_delight, aoSource);
+    gl.uniform1f(p.u.u_minAo, kAoParams.minAo);
+  }
+
   // Lights `cam`'s view under `state` (lights_state.js) into the lit target: linear
   // radiance (straight) and coverage. Returns the time spent on visibility maps.
   render(cam, state) {
@@ -78,21 +154,8 @@ export class LitRenderer {
       if (this.shadows.renderCount(l.id) !== before) shadowMs += this.shadows.lastMs;
       return m;
     });
-    const aoMaps = this.delight ? this.shadows.aoMaps() : null;  // before the G-buffer: they draw splats too
-    this.ensureTargets(cam.width, cam.height);
+    const { aoSource } = this.prepareView(cam, this.delight);
     const t = this.targets;
-    // The G-buffer and the AO depend on the view only: a light's edit reuses them (the
-    // camera's order is part of the key, as a new sort redraws the same camera).
-    const viewKey = JSON.stringify([cam, this.smoothNormals, this.delight, this.shadows.modelVersion]);
-    const fresh = !this.viewCache || this.viewCache.key !== viewKey || this.viewCache.order !== this.renderer.order ||
-                  this.viewCache.targets !== t;
-    if (fresh) {
-      this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
-      this.renderer.render(cam, MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
-      this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
-      if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
-    }
-    this.viewCache = { key: viewKey, order: this.renderer.order, targets: t };
 
     gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
     gl.viewport(0, 0, cam.width, cam.height);
@@ -110,44 +173,29 @@ export class LitRenderer {
     gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
     const p = this.lamp;
     gl.useProgram(p.program);
-    this.bindTexture(0, t.color.tex, p.u.u_color);
-    this.bindTexture(1, t.depth.tex, p.u.u_depth);
-    this.bindTexture(2, this.smoothNormals ? t.smooth.tex : t.normal.tex, p.u.u_normal);
-    gl.uniform1i(p.u.u_smoothed, this.smoothNormals ? 1 : 0);
-    const R = cam.R;
-    gl.uniform3f(p.u.u_R0, R[0], R[1], R[2]);
-    gl.uniform3f(p.u.u_R1, R[3], R[4], R[5]);
-    gl.uniform3f(p.u.u_R2, R[6], R[7], R[8]);
-    gl.uniform3f(p.u.u_t, cam.t[0], cam.t[1], cam.t[2]);
-    gl.uniform4f(p.u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
-    gl.uniform2f(p.u.u_size, cam.width, cam.height);
-    gl.uniform3fv(p.u.u_eye, cameraCenter(cam));
-    gl.uniform1i(p.u.u_aoPass, 0);
-    gl.uniform1i(p.u.u_delight, 0);
-    if (this.delight && fresh) {
-      // Per pixel AO = sum w V / sum w over the directions, w = max(0, n.d): one additive
-      // pass a direction into the AO target, read back by the lamps below.
-      gl.bindFramebuffer(gl.FRAMEBUFFER, t.ao.fbo);
-      gl.clearColor(0, 0, 0, 0);
-      gl.clear(gl.COLOR_BUFFER_BIT);
-      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ONE, gl.ONE);
-      this.bindTexture(4, t.color.tex, p.u.u_ao);  // not the target being drawn
-      gl.uniform1i(p.u.u_aoPass, 1);
-      for (const m of aoMaps)
-        this.drawLamp({ type: 'sun', direction: m.direction, strength: 1, color: [1, 1, 1] }, m);
-      gl.uniform1i(p.u.u_aoPass, 0);
-      gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
-      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
-    }
-    if (this.delight) {
-      this.bindTexture(4, t.ao.tex, p.u.u_ao);
-      gl.uniform1i(p.u.u_delight, 1);
-      gl.uniform1f(p.u.u_minAo, kAoParams.minAo);
-    }
+    this.setViewUniforms(p, cam);
+    this.bindAo(p, aoSource);
     lamps.forEach((l, i) => this.drawLamp(l, maps[i]));
     gl.disable(gl.BLEND);
     gl.bindVertexArray(null);
     return shadowMs;
+  }
+
+  // The de-lit albedo of `cam`'s view into the lit target: capture / max(AO, minAo),
+  // clamped (glint relight's de-lighting), and the coverage.
+  renderAlbedo(cam) {
+    const gl = this.gl;
+    const { aoSource } = this.prepareView(cam, true);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, this.targets.lit.fbo);
+    gl.viewport(0, 0, cam.width, cam.height);
+    gl.bindVertexArray(this.vao);
+    gl.disable(gl.BLEND);
+    const p = this.albedo;
+    gl.useProgram(p.program);
+    this.setViewUniforms(p, cam);
+    this.bindAo(p, aoSource);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    gl.bindVertexArray(null);
   }
 
   bindTexture(unit, tex, loc, target = this.gl.TEXTURE_2D) {

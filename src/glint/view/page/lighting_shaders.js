@@ -22,6 +22,22 @@ vec3 capture(vec4 c) {  // straight colour, clamped, linear; 0 where nothing cov
 }
 `;
 
+// The albedo of a pixel: the capture, de-lit (glint relight's default) by the AO of the
+// per-pixel AO target or of the per-splat AO blended into the depth target.
+const delightGlsl = `
+uniform sampler2D u_color;
+uniform int u_delight;   // 0: albedo = capture (--no-delight); else capture / max(AO, u_minAo), clamped, AO from
+uniform sampler2D u_ao;  // 1: (sum w V, sum w) over the AO directions; 2: the depth target (z a, AO a, 0, a)
+uniform float u_minAo;
+vec3 albedoAt(ivec2 p) {
+  vec3 albedo = capture(texelFetch(u_color, p, 0));
+  if (u_delight == 0) return albedo;
+  vec4 t = texelFetch(u_ao, p, 0);
+  float ao = u_delight == 1 ? (t.y > 0.0 ? t.x / t.y : 1.0) : (t.a > 0.0 ? t.y / t.a : 1.0);
+  return clamp(albedo / max(ao, u_minAo), 0.0, 1.0);
+}
+`;
+
 // Initialises the lit target: ambient * capture (the capture of a scene under a white world
 // is albedo * AO, so this keeps the occlusion it holds), and the coverage.
 export const ambientFragmentShader = `#version 300 es
@@ -41,16 +57,15 @@ export const lampFragmentShader = `#version 300 es
 precision highp float;
 precision highp int;
 precision highp sampler2DArray;
-uniform sampler2D u_color, u_depth, u_normal;
+${srgbGlsl}
+uniform sampler2D u_depth, u_normal;
 uniform vec3 u_R0, u_R1, u_R2, u_t;  // the view camera, world to camera
 uniform vec4 u_intr;                 // fx fy cx cy
 uniform vec2 u_size;
 uniform vec3 u_eye;
 uniform int u_smoothed;  // 1: u_normal holds normal_filter.js's unit normals (already facing the camera)
 uniform int u_aoPass;    // 1: one direction of the ambient occlusion: out (w V, w), w = max(0, n.d)
-uniform int u_delight;   // 1: albedo = capture / max(AO, u_minAo), clamped (glint relight's default)
-uniform sampler2D u_ao;  // (sum w V, sum w) over the AO directions
-uniform float u_minAo;
+${delightGlsl}
 
 uniform int u_type;       // 0 point, 1 spot, 2 sun
 uniform vec3 u_lightPos;  // point, spot
@@ -69,7 +84,6 @@ uniform vec4 u_planeZ[64];     // transmittance: plane depths, face after face
 uniform int u_planeBase[6], u_planeCount[6];
 
 out vec4 o_color;
-${srgbGlsl}
 
 float planeZ(int i) { vec4 v = u_planeZ[i / 4]; int k = i % 4; return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; }
 
@@ -175,12 +189,22 @@ void main() {
   float e = irradiance(x, n);
   if (e <= 0.0) discard;
   float v = u_shadow == 0 ? 1.0 : visibility(x, n);
-  vec3 albedo = capture(texelFetch(u_color, p, 0));
-  if (u_delight == 1) {
-    vec4 ao = texelFetch(u_ao, p, 0);
-    albedo = clamp(albedo / max(ao.y > 0.0 ? ao.x / ao.y : 1.0, u_minAo), 0.0, 1.0);
-  }
+  vec3 albedo = albedoAt(p);
   o_color = vec4(albedo * u_radiance * (e * v / 3.141592653589793), 0.0);
+}
+`;
+
+// The view's de-lit albedo and coverage into the lit target (the albedo view).
+export const albedoFragmentShader = `#version 300 es
+precision highp float;
+${srgbGlsl}
+${delightGlsl}
+uniform sampler2D u_depth;
+out vec4 o_color;
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec4 c = texelFetch(u_color, p, 0);
+  o_color = vec4(c.a >= 0.5 ? albedoAt(p) : capture(c), c.a);
 }
 `;
 

@@ -113,6 +113,16 @@ export class SplatRenderer {
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
     gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, this.texWidth, height, 0, gl.RGBA, gl.FLOAT, data);
+    // The baked per-splat AO (MODE_DEPTH_AO), or one texel of 1 where glint sent none.
+    this.hasAo = Boolean(m.splatAo);
+    const aoRows = this.hasAo ? Math.max(1, Math.ceil(m.count / 4096)) : 1;
+    const ao = new Float32Array((this.hasAo ? 4096 : 1) * aoRows * 2).fill(1);
+    if (this.hasAo) ao.set(m.splatAo);
+    this.aoTex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.aoTex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RG32F, this.hasAo ? 4096 : 1, aoRows, 0, gl.RG, gl.FLOAT, ao);
   }
 
   setOrder(order) {
@@ -155,6 +165,9 @@ export class SplatRenderer {
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.tex);
     gl.uniform1i(u.u_splats, 0);
+    gl.activeTexture(gl.TEXTURE2);
+    gl.bindTexture(gl.TEXTURE_2D, this.aoTex);
+    gl.uniform1i(u.u_ao, 2);
     gl.uniform1i(u.u_stride, this.stride);
     gl.uniform1i(u.u_texWidth, this.texWidth);
     gl.uniform1i(u.u_shDegree, this.model.shDegree);
@@ -247,7 +260,7 @@ export class SplatRenderer {
   // Frees the GPU objects (a live view replaces the renderer with each model).
   dispose() {
     const gl = this.gl;
-    for (const t of [this.tex, this.orderTex, this.projTex, this.fboTex]) if (t) gl.deleteTexture(t);
+    for (const t of [this.tex, this.aoTex, this.orderTex, this.projTex, this.fboTex]) if (t) gl.deleteTexture(t);
     for (const b of [this.projBuffer, this.ibo]) if (b) gl.deleteBuffer(b);
     for (const a of [this.vao, this.emptyVao]) gl.deleteVertexArray(a);
     if (this.fbo) gl.deleteFramebuffer(this.fbo);

@@ -15,6 +15,9 @@ export const MODE_COLOR = 0;
 export const MODE_DEPTH = 1;
 export const MODE_ALPHA = 2;
 export const MODE_NORMAL = 3;
+// The lit view's depth pass: (z, AO of the splat's camera-facing side, 0), the AO baked per
+// splat by glint view (view/splat_ao_blob.h); blended like depth, divided by alpha after.
+export const MODE_DEPTH_AO = 5;
 
 export const projectVertexShader = `#version 300 es
 precision highp float;
@@ -33,6 +36,7 @@ uniform vec4 u_intr;  // fx fy cx cy (pixels, centres at +0.5)
 uniform vec4 u_lim;   // Jacobian clamp of x/z and y/z: -neg_x, pos_x, -neg_y, pos_y
 uniform vec2 u_size;  // width, height in pixels
 uniform float u_near;
+uniform sampler2D u_ao;  // RG32F, one texel a splat (AO along +axis, -axis), 4096 a row
 
 // One vertex per splat (gl_VertexID = splat index), captured by transform feedback:
 out vec4 p_mean_ext;   // 2D mean in pixels (y down), half extents of the quad; z < 0: culled
@@ -102,12 +106,19 @@ vec3 shColor(vec3 d) {
 
 // splat_normal of render/project.h: the axis of the smallest scale (first on ties), turned
 // to face the camera.
-vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
+vec3 splatAxis(mat3 R, vec3 ls) {
   int k = 0;
   if (ls.y < ls.x) k = 1;
   if (ls.z < (k == 0 ? ls.x : ls.y)) k = 2;
-  vec3 n = R[k];  // column k
+  return R[k];  // column k
+}
+vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
+  vec3 n = splatAxis(R, ls);
   return dot(n, mean - u_campos) > 0.0 ? -n : n;
+}
+float facingAo(mat3 R, vec3 ls, vec3 mean) {
+  vec2 ao = texelFetch(u_ao, ivec2(gl_VertexID % 4096, gl_VertexID / 4096), 0).rg;
+  return dot(splatAxis(R, ls), mean - u_campos) > 0.0 ? ao.y : ao.x;
 }
 
 void cull() {
@@ -156,6 +167,7 @@ void main() {
   if (u_mode == 1) value = vec3(z);
   else if (u_mode == 2) value = vec3(1.0);
   else if (u_mode == 3) value = splatNormal(R, t1.xyz, mean);
+  else if (u_mode == 5) value = vec3(z, facingAo(R, t1.xyz, mean), 0.0);
   else value = shColor(normalize(mean - u_campos));
   p_mean_ext = vec4(m2, gx, gy);
   p_value_cut = vec4(value, 0.5 * ksq);
