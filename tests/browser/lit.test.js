@@ -2,7 +2,7 @@
 // the splats against `glint relight` on the same model, cameras and light file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -422,4 +422,46 @@ test('the de-lit albedo view matches glint relight --albedo, and is not the capt
   }
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+// An environment light (the relight benchmark's env setup: an HDR map, no ambient), split by
+// glint view with the relighter's machinery: suns with their own shadow maps plus the
+// residual, against glint relight on the same light file.
+const kExtraLights = path.join(repoRoot, '../shared/datasets/relight/relit/lights_extra.json');
+test('environment light: the page matches glint relight on the benchmark env setup', async (t) => {
+  if (!existsSync(kExtraLights)) {
+    if (process.env.CI) assert.fail(`${kExtraLights} is missing (the shared relight dataset)`);
+    t.skip(`SKIPPED: ${kExtraLights} is missing (the shared relight dataset)`);
+    return;
+  }
+  const out = path.join(dir, 'relit-env');
+  const r = runGlint(['relight', model, '--cameras', demo, '--split', 'test', '--lights', kExtraLights, '-o', out,
+                      '--shadow-depth', 'expected']);
+  assert.equal(r.code, 0, r.stderr);
+  const envServer = await startView([model, '--cameras', demo, '--lights', kExtraLights]);
+  try {
+    const { page, errors } = await openViewer(browser.context, envServer.url);
+    const cams = await page.evaluate(() => window.glintTest.cameras());
+    const saved = await page.evaluate(() => {
+      window.glintTest.loadSetup('env');
+      return window.glintTest.lights();
+    });
+    assert.equal(saved.lights.length, 1);
+    assert.equal(saved.lights[0].type, 'environment');
+    assert.ok(existsSync(saved.lights[0].file), `saved map path ${saved.lights[0].file}`);
+    for (const name of ['r_0', 'r_3']) {
+      const { t: img, stats } = await litImage(page, { setup: 'env', shadows: 'pcf', camera: cameraIndex(cams, name) });
+      const db = litPsnr(img, readPng(path.join(out, 'env', `${name}.png`)));
+      console.log(`environment light ${name}: ${db.toFixed(2)} dB against glint relight, frame ${stats.frameMs.toFixed(0)} ms`);
+      assert.ok(db >= kMinLitPsnr, `${name}: ${db} dB`);
+    }
+    const { t: img } = await litImage(page, { setup: 'env', shadows: 'none', camera: cameraIndex(cams, 'r_0') });
+    const none = litPsnr(img, readPng(path.join(out, 'env', 'r_0.png')));
+    console.log(`environment light r_0 with the page's shadows off: ${none.toFixed(2)} dB`);
+    assert.ok(none < kMinLitPsnr - 5, `shadows off: ${none} dB`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await envServer.stop();
+  }
 });

@@ -16,8 +16,11 @@ AoParams page_ao_params() {
   return p;
 }
 
-std::string encode_splat_ao_blob(Backend& backend, const GaussianModel& model) {
-  const AoMaps maps = render_ao_maps(backend, model, robust_bounds(model), page_ao_params());
+AoMaps render_page_ao_maps(Backend& backend, const GaussianModel& model) {
+  return render_ao_maps(backend, model, robust_bounds(model), page_ao_params());
+}
+
+std::string encode_splat_ao_blob(const AoMaps& maps, const GaussianModel& model) {
   const std::vector<float> ao = splat_ambient_occlusion(maps, model);
   std::string out("GLAO", 4);
   const std::uint32_t head[2] = {kSplatAoBlobVersion, static_cast<std::uint32_t>(model.size())};

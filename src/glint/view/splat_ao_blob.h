@@ -18,6 +18,7 @@ namespace glint::view {
 inline constexpr std::uint32_t kSplatAoBlobVersion = 1;
 
 AoParams page_ao_params();
-std::string encode_splat_ao_blob(Backend& backend, const GaussianModel& model);
+AoMaps render_page_ao_maps(Backend& backend, const GaussianModel& model);
+std::string encode_splat_ao_blob(const AoMaps& maps, const GaussianModel& model);
 
 }  // namespace glint::view

@@ -2,10 +2,12 @@
 // depth, normals: three float targets), then full-screen passes light it into a float
 // target, one pass for the ambient term and one a lamp, each lamp with its visibility map
 // from shadow_maps.js (rendered only when its light changed).
-import { MODE_COLOR, MODE_DEPTH, MODE_DEPTH_AO, MODE_NORMAL } from './splat_shaders.js';
+import { MODE_COLOR, MODE_DEPTH, MODE_DEPTH_AO, MODE_ENV_VIS, MODE_NORMAL } from './splat_shaders.js';
+import { shadedLamps } from './lights_state.js';
 import { link } from './splat_renderer.js';
 import { cameraCenter } from './camera.js';
 import { fullscreenVertexShader, ambientFragmentShader, lampFragmentShader, albedoFragmentShader,
+         residualFragmentShader,
          litDisplayFragmentShader } from './lighting_shaders.js';
 import { ShadowMaps } from './shadow_maps.js';
 import { kAoParams, robustBounds } from './light_views.js';
@@ -21,6 +23,7 @@ export class LitRenderer {
     this.ambient = link(gl, fullscreenVertexShader, ambientFragmentShader);
     this.lamp = link(gl, fullscreenVertexShader, lampFragmentShader);
     this.albedo = link(gl, fullscreenVertexShader, albedoFragmentShader);
+    this.residual = link(gl, fullscreenVertexShader, residualFragmentShader);
     this.display = link(gl, fullscreenVertexShader, litDisplayFragmentShader);
     this.vao = gl.createVertexArray();
     this.shadows = new ShadowMaps(gl, renderer, model, robustBounds(model.means));
@@ -61,7 +64,7 @@ export class LitRenderer {
       gl.deleteFramebuffer(t.fbo);
     }
     this.targets = { color: this.target(w, h), depth: this.target(w, h), normal: this.target(w, h), smooth: this.target(w, h),
-                     ao: this.target(w, h), lit: this.target(w, h) };
+                     ao: this.target(w, h), envVis: this.target(w, h), lit: this.target(w, h) };
     this.size = [w, h];
   }
 
@@ -144,8 +147,10 @@ export class LitRenderer {
   // radiance (straight) and coverage. Returns the time spent on visibility maps.
   render(cam, state) {
     const gl = this.gl;
-    const lamps = state.lights.filter((l) => l.enabled && l.type in kTypes);
-    this.shadows.retain(state.lights);
+    const all = state.lights.flatMap(shadedLamps);  // an environment light shades as its suns
+    const lamps = all.filter((l) => l.enabled && l.type in kTypes);
+    const envs = state.lights.filter((l) => l.enabled && l.type === 'environment');
+    this.shadows.retain(all);
     let shadowMs = 0;
     const maps = lamps.map((l) => {
       if (this.shadowKind === 'none') return null;
@@ -176,9 +181,51 @@ export class LitRenderer {
     this.setViewUniforms(p, cam);
     this.bindAo(p, aoSource);
     lamps.forEach((l, i) => this.drawLamp(l, maps[i]));
+    for (const e of envs) this.drawResidual(cam, e, aoSource);
     gl.disable(gl.BLEND);
     gl.bindVertexArray(null);
     return shadowMs;
+  }
+
+  // Adds environment light e's residual (its suns are lamps): its per-splat visibility
+  // blended for the view (kept while the view and the light's data are), then one pass.
+  drawResidual(cam, e, aoSource) {
+    const gl = this.gl;
+    const t = this.targets;
+    const shadowed = this.shadowKind !== 'none';
+    if (!e.gpu || e.gpu.renderer !== this.renderer) {
+      const r = e.residual;
+      const table = gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, table);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGB32F, r.width, r.height, 0, gl.RGB, gl.FLOAT, Float32Array.from(r.irradiance));
+      e.gpu = { renderer: this.renderer, table, vis: this.renderer.splatTexture(e.visibilityData, 2) };
+    }
+    if (shadowed) {
+      const key = JSON.stringify([this.viewCache.key, e.id]);
+      if (this.envCache !== key || this.envCacheOrder !== this.renderer.order) {
+        gl.disable(gl.BLEND);
+        this.renderer.render(cam, MODE_ENV_VIS, [0, 0, 0], { fbo: t.envVis.fbo, splatData: { texture: e.gpu.vis, key: e.id } });
+        this.envCache = key;
+        this.envCacheOrder = this.renderer.order;
+      }
+      gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);
+      gl.viewport(0, 0, cam.width, cam.height);
+      gl.enable(gl.BLEND);
+      gl.blendEquation(gl.FUNC_ADD);
+      gl.blendFuncSeparate(gl.ONE, gl.ONE, gl.ZERO, gl.ONE);
+      gl.bindVertexArray(this.vao);
+    }
+    const p = this.residual;
+    gl.useProgram(p.program);
+    this.setViewUniforms(p, cam);
+    this.bindAo(p, aoSource);
+    this.bindTexture(5, t.envVis.tex, p.u.u_envVis);
+    this.bindTexture(6, e.gpu.table, p.u.u_table);
+    gl.uniform1i(p.u.u_shadowed, shadowed ? 1 : 0);
+    gl.uniform1f(p.u.u_scale, e.baseStrength > 0 ? e.strength / e.baseStrength : 0);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
   }
 
   // The de-lit albedo of `cam`'s view into the lit target: capture / max(AO, minAo),

@@ -194,6 +194,60 @@ void main() {
 }
 `;
 
+// An environment light's residual, added to the lit target (environment_light.h):
+//   albedo * E_res(n) * factor / pi,  E_res from the light's table (bilinear, as
+// IrradianceTable::lookup), factor the per-splat visibility blended into u_envVis (rgb a,
+// a), 1 without shadows.
+export const residualFragmentShader = `#version 300 es
+precision highp float;
+precision highp int;
+${srgbGlsl}
+${delightGlsl}
+uniform sampler2D u_depth, u_normal, u_envVis, u_table;
+uniform vec3 u_R0, u_R1, u_R2, u_t;
+uniform vec4 u_intr;
+uniform vec2 u_size;
+uniform vec3 u_eye;
+uniform int u_smoothed;
+uniform int u_shadowed;
+uniform float u_scale;
+out vec4 o_color;
+const float kPi = 3.141592653589793;
+vec3 tableAt(int i, int j) { return texelFetch(u_table, ivec2(i, j), 0).rgb; }
+vec3 lookup(vec3 n) {
+  ivec2 size = textureSize(u_table, 0);
+  int W = size.x, H = size.y;
+  float phi = atan(n.y, n.x);
+  if (phi < 0.0) phi += 2.0 * kPi;
+  float fi = phi / (2.0 * kPi) * float(W);
+  float fj = (asin(clamp(n.z / length(n), -1.0, 1.0)) + 0.5 * kPi) / kPi * float(H - 1);
+  int i0 = min(int(floor(fi)), W - 1), i1 = (i0 + 1) % W;
+  int j0 = clamp(int(floor(fj)), 0, H - 2), j1 = j0 + 1;
+  float a = fi - float(i0), b = fj - float(j0);
+  return (1.0 - b) * ((1.0 - a) * tableAt(i0, j0) + a * tableAt(i1, j0)) + b * ((1.0 - a) * tableAt(i0, j1) + a * tableAt(i1, j1));
+}
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec4 dz = texelFetch(u_depth, p, 0);
+  if (!(dz.a >= 0.5)) discard;
+  float z = dz.r / dz.a;
+  vec3 ns = texelFetch(u_normal, p, 0).rgb;
+  float len = length(ns);
+  if (!(z > 0.0) || len < 1e-8) discard;
+  vec2 uv = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
+  vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
+  vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
+  vec3 n = ns / len;
+  if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
+  vec3 f = vec3(1.0);
+  if (u_shadowed == 1) {
+    vec4 v = texelFetch(u_envVis, p, 0);
+    f = v.a > 0.0 ? v.rgb / v.a : vec3(1.0);
+  }
+  o_color = vec4(albedoAt(p) * u_scale * lookup(n) * f / kPi, 0.0);
+}
+`;
+
 // The view's de-lit albedo and coverage into the lit target (the albedo view).
 export const albedoFragmentShader = `#version 300 es
 precision highp float;

@@ -168,6 +168,9 @@ export class SplatRenderer {
     gl.activeTexture(gl.TEXTURE2);
     gl.bindTexture(gl.TEXTURE_2D, this.aoTex);
     gl.uniform1i(u.u_ao, 2);
+    gl.activeTexture(gl.TEXTURE3);
+    gl.bindTexture(gl.TEXTURE_2D, this.splatData || this.aoTex);  // MODE_ENV_VIS reads it
+    gl.uniform1i(u.u_envVis, 3);
     gl.uniform1i(u.u_stride, this.stride);
     gl.uniform1i(u.u_texWidth, this.texWidth);
     gl.uniform1i(u.u_shDegree, this.model.shDegree);
@@ -208,7 +211,8 @@ export class SplatRenderer {
   render(cam, mode, background, out = null) {
     const gl = this.gl;
     // A new order for the same camera (a sort arriving) needs no new projection.
-    const key = JSON.stringify([cam, mode]);
+    this.splatData = out && out.splatData ? out.splatData.texture : null;
+    const key = JSON.stringify([cam, mode, out && out.splatData ? out.splatData.key : '']);
     if (key !== this.projectedFor) {
       this.projectSplats(cam, mode);
       this.projectedFor = key;
@@ -255,6 +259,22 @@ export class SplatRenderer {
     gl.uniform1i(u.u_mode, mode);
     gl.uniform2f(u.u_depthRange, depthRange[0], depthRange[1]);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
+  }
+
+  // A per-splat RGBA32F texture of `texelsPerSplat` texels a splat, 4096 a row, for the
+  // modes that read one (out.splatData of render()).
+  splatTexture(data, texelsPerSplat) {
+    const gl = this.gl;
+    const texels = this.model.count * texelsPerSplat;
+    const rows = Math.max(1, Math.ceil(texels / 4096));
+    const padded = new Float32Array(4096 * rows * 4);
+    padded.set(data.subarray(0, texels * 4));
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, 4096, rows, 0, gl.RGBA, gl.FLOAT, padded);
+    return tex;
   }
 
   // Frees the GPU objects (a live view replaces the renderer with each model).

@@ -18,6 +18,9 @@ export const MODE_NORMAL = 3;
 // The lit view's depth pass: (z, AO of the splat's camera-facing side, 0), the AO baked per
 // splat by glint view (view/splat_ao_blob.h); blended like depth, divided by alpha after.
 export const MODE_DEPTH_AO = 5;
+// The lit view's environment pass: the residual's visibility factor (r, g, b) of the splat's
+// camera-facing side, baked per splat by glint view (view/page_environment.h).
+export const MODE_ENV_VIS = 7;
 
 export const projectVertexShader = `#version 300 es
 precision highp float;
@@ -37,6 +40,7 @@ uniform vec4 u_lim;   // Jacobian clamp of x/z and y/z: -neg_x, pos_x, -neg_y, p
 uniform vec2 u_size;  // width, height in pixels
 uniform float u_near;
 uniform sampler2D u_ao;  // RG32F, one texel a splat (AO along +axis, -axis), 4096 a row
+uniform sampler2D u_envVis;  // RGBA32F, two texels a splat (+axis, -axis), 4096 a row
 
 // One vertex per splat (gl_VertexID = splat index), captured by transform feedback:
 out vec4 p_mean_ext;   // 2D mean in pixels (y down), half extents of the quad; z < 0: culled
@@ -116,6 +120,10 @@ vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
   vec3 n = splatAxis(R, ls);
   return dot(n, mean - u_campos) > 0.0 ? -n : n;
 }
+vec3 facingEnvVis(mat3 R, vec3 ls, vec3 mean) {
+  int i = 2 * gl_VertexID + (dot(splatAxis(R, ls), mean - u_campos) > 0.0 ? 1 : 0);
+  return texelFetch(u_envVis, ivec2(i % 4096, i / 4096), 0).rgb;
+}
 float facingAo(mat3 R, vec3 ls, vec3 mean) {
   vec2 ao = texelFetch(u_ao, ivec2(gl_VertexID % 4096, gl_VertexID / 4096), 0).rg;
   return dot(splatAxis(R, ls), mean - u_campos) > 0.0 ? ao.y : ao.x;
@@ -168,6 +176,7 @@ void main() {
   else if (u_mode == 2) value = vec3(1.0);
   else if (u_mode == 3) value = splatNormal(R, t1.xyz, mean);
   else if (u_mode == 5) value = vec3(z, facingAo(R, t1.xyz, mean), 0.0);
+  else if (u_mode == 7) value = facingEnvVis(R, t1.xyz, mean);
   else value = shColor(normalize(mean - u_campos));
   p_mean_ext = vec4(m2, gx, gy);
   p_value_cut = vec4(value, 0.5 * ksq);

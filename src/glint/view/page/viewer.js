@@ -2,7 +2,7 @@
 // draws on demand (after a camera change and when a new sort arrives), and exposes
 // window.glintTest for the browser tests (set a camera, render, read the float target).
 import { LiveReload, fetchModel, isLive, waitForModel } from './live_reload.js';
-import { parseSplatAo } from './model_blob.js';
+import { parseEnvVisibility, parseSplatAo } from './model_blob.js';
 import { SplatRenderer, kNearPlane } from './splat_renderer.js';
 import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders.js';
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
@@ -311,6 +311,13 @@ async function main() {
     const r = await fetch('api/splat_ao.bin');
     if (!r.ok) throw new Error(`api/splat_ao.bin: HTTP ${r.status}`);
     model.splatAo = parseSplatAo(await r.arrayBuffer(), model.count);
+    for (const s of Object.values(lightSetups && lightSetups.setups ? lightSetups.setups : {}))
+      for (const l of s.lights)
+        if (l.type === 'environment' && l.visibility) {
+          const e = await fetch(l.visibility);
+          if (!e.ok) throw new Error(`${l.visibility}: HTTP ${e.status}`);
+          l.visibilityData = parseEnvVisibility(await e.arrayBuffer(), model.count, l.visibility);
+        }
   }
   const v = new Viewer(document.getElementById('canvas'), model, scene, lightSetups);
   v.attachControls();
