@@ -280,6 +280,7 @@ export class LitRenderer {
       gl.uniform1f(u.u_c, faces[0].cx);
       gl.uniform1f(u.u_res, faces[0].width);
       gl.uniform1f(u.u_guard, map.views.guard);
+      gl.uniform1f(u.u_faceSwitch, map.views.faceSwitchTan || 0);
       gl.uniform1f(u.u_constBias, map.params.constantBias);
       gl.uniform1f(u.u_slopeBias, map.params.slopeBias);
       gl.uniform1f(u.u_normalOffset, map.params.normalOffset);

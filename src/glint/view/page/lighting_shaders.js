@@ -77,6 +77,7 @@ uniform int u_shadow;     // 0 none, 1 shadow map (PCF), 2 transmittance
 uniform int u_cube;       // 1: six faces chosen by the major axis of x - light
 uniform vec3 u_fr0[6], u_fr1[6], u_fr2[6], u_ft[6];  // face cameras (rows of R, t)
 uniform float u_f, u_c, u_res, u_guard;  // every face: focal, principal point, size, guard band
+uniform float u_faceSwitch;  // cube: tan past a face's edge within which faceFacing may switch
 uniform float u_constBias, u_slopeBias, u_normalOffset;
 uniform int u_pcf;
 uniform sampler2DArray u_map;  // shadow map: (sum w z, -, -, alpha) a face; transmittance: alpha a plane in .r
@@ -104,6 +105,24 @@ int faceOf(vec3 x) {
   return 0;
 }
 
+// light_views.cpp face_facing: a face whose grown frustum holds x and whose axis is
+// closer to n, else \`face\`.
+int faceFacing(vec3 x, vec3 n, int face) {
+  if (u_cube != 1 || u_faceSwitch <= 0.0 || face < 0) return face;
+  vec3 w = x - u_lightPos, a = abs(w), an = abs(n);
+  float major = max(a.x, max(a.y, a.z));
+  int best = face;
+  float align = an[face / 2];
+  for (int k = 0; k < 3; ++k) {
+    if (k == face / 2 || !(a[k] > 0.0) || major > (1.0 + u_faceSwitch) * a[k]) continue;
+    if (an[k] > align + 1e-9) {
+      align = an[k];
+      best = 2 * k + (w[k] >= 0.0 ? 0 : 1);
+    }
+  }
+  return best;
+}
+
 vec3 toLight(vec3 x) { return u_type == 2 ? u_lightDir : normalize(u_lightPos - x); }
 
 // The face's texel (tx, ty) in image rows (top down); the map was drawn with rows bottom up.
@@ -123,6 +142,7 @@ float visibility(vec3 x, vec3 n) {
   x += (u_normalOffset * texel) * n;
   int f2 = faceOf(x);
   if (f2 >= 0) face = f2;
+  face = faceFacing(x, n, face);
   vec3 pc = toFace(face, x);
   vec2 uv = u_f * pc.xy / pc.z + u_c;
   float z = pc.z - (u_constBias + u_slopeBias * tanT) * texel;
