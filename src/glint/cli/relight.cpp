@@ -83,7 +83,7 @@ void add_relight(CLI::App& app) {
   sub->add_option("--normal-offset", a->opt.shadow_map.normal_offset,
                   "Move lookups this many texels along the surface normal")->check(CLI::NonNegativeNumber);
   sub->add_option("--face-switch", a->opt.shadow_map.face_switch,
-                  "Cube maps: how far past a face's edge (tan beyond 45 degrees) a lookup may use the face that sees "
+                  "Shadow cube maps: how far past a face's edge (tan beyond 45 degrees) a lookup may use the face that sees "
                   "the surface more head-on (0: the major axis only)")
       ->check(CLI::Range(0.0, 0.45));
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
@@ -104,7 +104,6 @@ void add_relight(CLI::App& app) {
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
     a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map
-    a->opt.transmittance.face_switch = a->opt.shadow_map.face_switch;
     run_relight(*a);
   });
 }

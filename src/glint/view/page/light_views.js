@@ -19,7 +19,7 @@ const normalize = (a) => {
 export const kShadowMapParams = { resolution: 512, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
                                   faceSwitch: 0.1 };
 export const kTransmittanceParams = { resolution: 256, pcf: 1, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
-                                      faceSwitch: 0.1, planes: 12 };
+                                      faceSwitch: 0, planes: 12 };
 const kSunDistanceFactor = 1000;
 
 // light/relighter.cpp robust_bounds: the sphere around the mean centre holding 99% of the
