@@ -2,7 +2,7 @@
 // depth, normals: three float targets), then full-screen passes light it into a float
 // target, one pass for the ambient term and one a lamp, each lamp with its visibility map
 // from shadow_maps.js (rendered only when its light changed).
-import { MODE_COLOR, MODE_DEPTH, MODE_DEPTH_AO, MODE_ENV_VIS, MODE_NORMAL } from './splat_shaders.js';
+import { MODE_COLOR, MODE_ENV_VIS } from './splat_shaders.js';
 import { shadedLamps } from './lights_state.js';
 import { link } from './splat_renderer.js';
 import { cameraCenter } from './camera.js';
@@ -65,6 +65,14 @@ export class LitRenderer {
     }
     this.targets = { color: this.target(w, h), depth: this.target(w, h), normal: this.target(w, h), smooth: this.target(w, h),
                      ao: this.target(w, h), envVis: this.target(w, h), lit: this.target(w, h) };
+    // The G-buffer's three targets drawn by one splat pass.
+    const t = this.targets;
+    if (this.gFbo) gl.deleteFramebuffer(this.gFbo);
+    this.gFbo = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, this.gFbo);
+    [t.color, t.depth, t.normal].forEach((x, k) =>
+      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0 + k, gl.TEXTURE_2D, x.tex, 0));
+    gl.drawBuffers([gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2]);
     this.size = [w, h];
   }
 
@@ -85,9 +93,8 @@ export class LitRenderer {
     const fresh = !this.viewCache || this.viewCache.key !== viewKey || this.viewCache.order !== this.renderer.order ||
                   this.viewCache.targets !== t || this.viewCache.renderer !== this.renderer;
     if (fresh) {
-      this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: t.color.fbo });
-      this.renderer.render(cam, aoSource === 2 ? MODE_DEPTH_AO : MODE_DEPTH, [0, 0, 0], { fbo: t.depth.fbo });
-      this.renderer.render(cam, MODE_NORMAL, [0, 0, 0], { fbo: t.normal.fbo });
+      // colour, (z, AO, 0) and the facing normal in one pass (the AO is 1 without baked AO)
+      this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: this.gFbo, gbuffer: true });
       if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
     }
     this.viewCache = { key: viewKey, order: this.renderer.order, targets: t, renderer: this.renderer };
