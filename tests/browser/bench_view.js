@@ -1,10 +1,11 @@
 // Frame and sort times of the viewer page in headless Chromium (SwiftShader here; on a
 // machine with a GPU, drop --use-angle=swiftshader via CHROMIUM_GPU=1 to measure the GPU).
 // A benchmark, never asserted:
-//   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha]
+//   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha|normal|albedo]
 //   node tests/browser/bench_view.js MODEL --mode lit --lights LIGHTS.json [--setup NAME] [--shadows pcf|transmittance|none]
 //        [--move-light] [--no-delight]   (the lit view; --move-light moves light 0 every frame, re-rendering
-//        its maps; --no-delight drops the per-frame ambient-occlusion passes)
+//        its maps; --no-delight shades with the capture as the albedo)
+//   node tests/browser/bench_view.js MODEL --mode albedo   (the de-lit albedo view)
 //   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
 // Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
 // and waits for the GPU; prints the median and the range of each over the frames.
