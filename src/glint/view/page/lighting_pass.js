@@ -24,6 +24,7 @@ export class LitRenderer {
     this.lamp = link(gl, fullscreenVertexShader, lampFragmentShader);
     this.albedo = link(gl, fullscreenVertexShader, albedoFragmentShader);
     this.residual = link(gl, fullscreenVertexShader, residualFragmentShader);
+    this.envGpu = new WeakMap();  // environment light's visibility data -> its textures
     this.display = link(gl, fullscreenVertexShader, litDisplayFragmentShader);
     this.vao = gl.createVertexArray();
     this.shadows = new ShadowMaps(gl, renderer, model, robustBounds(model.means));
@@ -200,20 +201,24 @@ export class LitRenderer {
     const gl = this.gl;
     const t = this.targets;
     const shadowed = this.shadowKind !== 'none';
-    if (!e.gpu || e.gpu.renderer !== this.renderer) {
+    // Kept per light data (a setup loaded again makes new light objects over the same data).
+    let gpu = this.envGpu.get(e.visibilityData);
+    if (!gpu || gpu.renderer !== this.renderer) {
       const r = e.residual;
       const table = gl.createTexture();
       gl.bindTexture(gl.TEXTURE_2D, table);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
       gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGB32F, r.width, r.height, 0, gl.RGB, gl.FLOAT, Float32Array.from(r.irradiance));
-      e.gpu = { renderer: this.renderer, table, vis: this.renderer.splatTexture(e.visibilityData, 2) };
+      if (gpu) for (const t of [gpu.table, gpu.vis]) gl.deleteTexture(t);
+      gpu = { renderer: this.renderer, table, vis: this.renderer.splatTexture(e.visibilityData, 2) };
+      this.envGpu.set(e.visibilityData, gpu);
     }
     if (shadowed) {
       const key = JSON.stringify([this.viewCache.key, e.id]);
       if (this.envCache !== key || this.envCacheOrder !== this.renderer.order) {
         gl.disable(gl.BLEND);
-        this.renderer.render(cam, MODE_ENV_VIS, [0, 0, 0], { fbo: t.envVis.fbo, splatData: { texture: e.gpu.vis, key: e.id } });
+        this.renderer.render(cam, MODE_ENV_VIS, [0, 0, 0], { fbo: t.envVis.fbo, splatData: { texture: gpu.vis, key: e.id } });
         this.envCache = key;
         this.envCacheOrder = this.renderer.order;
       }
@@ -229,7 +234,7 @@ export class LitRenderer {
     this.setViewUniforms(p, cam);
     this.bindAo(p, aoSource);
     this.bindTexture(5, t.envVis.tex, p.u.u_envVis);
-    this.bindTexture(6, e.gpu.table, p.u.u_table);
+    this.bindTexture(6, gpu.table, p.u.u_table);
     gl.uniform1i(p.u.u_shadowed, shadowed ? 1 : 0);
     gl.uniform1f(p.u.u_scale, e.baseStrength > 0 ? e.strength / e.baseStrength : 0);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
