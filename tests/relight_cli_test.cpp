@@ -144,3 +144,40 @@ TEST(RelightCli, SeveralLightFilesAndAFolderWithAnEnvironment) {
   EXPECT_NE(r.err.find("maps/none.pfm"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
 }
+
+// --albedo writes the albedo the views are shaded with: the capture divided by the AO
+// (--no-delight: the capture), so never darker than the capture, and brighter by more on
+// the ground beside the floating box than far from it.
+TEST(RelightCli, AlbedoIsTheDelitCapture) {
+  TempDir d;
+  GaussianModel m = ground_and_box();
+  for (float& v : m.sh_dc) v = 0.5f;
+  write_ply(d.str("scene.ply"), m);
+  Camera cam = top_camera();
+  write_cameras_json(d.str("cameras.json"), {cam});
+  write_file(d.str("lights.json"), R"({"name":"amb","ambient":{"strength":1},"lights":[]})");
+  auto run = [&](const std::string& out, const std::string& extra) {
+    return run_glint("relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
+                     d.str("lights.json") + "' -o '" + out + "' --albedo --backend cpu --ao-directions 16 " + extra);
+  };
+  CommandResult r = run(d.str("delit"), "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run(d.str("raw"), "--no-delight");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Image8 delit = read_image(d.str("delit/albedo/r_0.png")), raw = read_image(d.str("raw/albedo/r_0.png"));
+  ASSERT_EQ(delit.channels, 4);
+  auto at = [&](const Image8& img, Vec3d p) {
+    auto [x, y] = pixel_of(cam, p);
+    return static_cast<int>(img.row(y)[x * 4]);
+  };
+  const Vec3d open{0.8, 0.8, 0}, beside{kBoxHalf + 0.03, 0, 0};
+  EXPECT_GE(at(delit, open), at(raw, open));
+  EXPECT_GT(at(delit, beside) - at(raw, beside), at(delit, open) - at(raw, open) + 5)
+      << at(delit, beside) << " " << at(raw, beside) << " " << at(delit, open) << " " << at(raw, open);
+  // A setup named like the folder is refused before anything is written.
+  write_file(d.str("lights.json"), R"({"name":"albedo","ambient":{"strength":1},"lights":[]})");
+  r = run(d.str("clash"), "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("albedo"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
+}

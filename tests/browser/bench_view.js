@@ -1,10 +1,11 @@
 // Frame and sort times of the viewer page in headless Chromium (SwiftShader here; on a
 // machine with a GPU, drop --use-angle=swiftshader via CHROMIUM_GPU=1 to measure the GPU).
 // A benchmark, never asserted:
-//   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha]
+//   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha|normal|albedo]
 //   node tests/browser/bench_view.js MODEL --mode lit --lights LIGHTS.json [--setup NAME] [--shadows pcf|transmittance|none]
-//        [--move-light] [--no-delight]   (the lit view; --move-light moves light 0 every frame, re-rendering
-//        its maps; --no-delight drops the per-frame ambient-occlusion passes)
+//        [--move-light] [--no-delight] [--no-smooth]   (the lit view; --move-light moves light 0 every frame, re-rendering
+//        its maps; --no-delight shades with the capture as the albedo; --no-smooth skips the normal filter)
+//   node tests/browser/bench_view.js MODEL --mode albedo   (the de-lit albedo view)
 //   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
 // Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
 // and waits for the GPU; prints the median and the range of each over the frames.
@@ -36,7 +37,7 @@ if (!model) {
 
 const lights = opt('--lights', null);
 const lit = { setup: opt('--setup', null), shadows: opt('--shadows', 'pcf'), moveLight: args.includes('--move-light'),
-              delight: !args.includes('--no-delight') };
+              delight: !args.includes('--no-delight'), smooth: !args.includes('--no-smooth') };
 const server = await startView([model, ...(cameras ? ['--cameras', cameras] : []), ...(lights ? ['--lights', lights] : [])]);
 const browser = await launchBrowser();
 try {
@@ -49,6 +50,7 @@ try {
       if (lit.setup) t.loadSetup(lit.setup);
       t.setShadows(lit.shadows);
       t.setDelight(lit.delight);
+      t.setNormalSmoothing(lit.smooth);
     }
     const cams = t.cameras();
     let cam = cams.length ? { ...cams[0] } : t.camera();

@@ -3,8 +3,8 @@
 //   node tests/browser/parity_lit.js MODEL DATASET LIGHTS.json [glint relight flags...]
 // The page de-lights as glint relight does and renders expected-depth maps, so pass
 // --shadow-depth expected for like-for-like; --shadows (default pcf) and --no-delight are
-// also applied to the page. Setups with only environment lights are skipped (the page
-// does not shade them).
+// also applied to the page. Setups the page has no light of are skipped (environment
+// lights of a live model, which glint view does not split).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -82,6 +82,10 @@ void add_relight(CLI::App& app) {
                   "Depth bias per unit tan(angle to the light), in texels (tan capped at 10)")->check(CLI::NonNegativeNumber);
   sub->add_option("--normal-offset", a->opt.shadow_map.normal_offset,
                   "Move lookups this many texels along the surface normal")->check(CLI::NonNegativeNumber);
+  sub->add_option("--face-switch", a->opt.shadow_map.face_switch,
+                  "Shadow cube maps: how far past a face's edge (tan beyond 45 degrees) a lookup may use the face that sees "
+                  "the surface more head-on (0: the major axis only)")
+      ->check(CLI::Range(0.0, 0.45));
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
   sub->add_option("--ao-res", a->opt.ao.resolution, "Ambient-occlusion map resolution (texels a side)")
       ->check(CLI::Range(16, 8192));
@@ -95,6 +99,8 @@ void add_relight(CLI::App& app) {
                   "Environment lights: angular radius of a sun cluster in degrees")
       ->check(CLI::Range(0.1, 90.0));
   sub->add_option("--score", a->score, "Relight dataset root: score against relit/<setup>/ and gt/normal_*.pfm");
+  sub->add_flag("--albedo", a->write_albedo,
+                "Also write <output>/albedo/r_<i>.png: the albedo the views are shaded with (de-lit unless --no-delight)");
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
@@ -114,6 +120,11 @@ void run_relight(const RelightArgs& args) {
     std::vector<std::string> names;
     for (const auto& s : setups)
       for (std::size_t i : src.split_index) names.push_back(output_stem(s.name) + "/r_" + std::to_string(i) + ".png");
+    if (a->write_albedo) {
+      for (const auto& s : setups)
+        if (output_stem(s.name) == "albedo") throw Error("--albedo", "a light setup named 'albedo' would share its output folder");
+      for (std::size_t i : src.split_index) names.push_back("albedo/r_" + std::to_string(i) + ".png");
+    }
     prepare_output_dir(a->out, names, a->force);
 
     auto t0 = clock::now();
@@ -127,6 +138,12 @@ void run_relight(const RelightArgs& args) {
     }
     prep.finish(a->opt.delight ? "(geometry + ambient occlusion)" : "(geometry)");
     const double prep_s = std::chrono::duration<double>(clock::now() - t0).count();
+    if (a->write_albedo) {
+      fs::create_directories(fs::path(a->out) / "albedo");
+      for (std::size_t v = 0; v < views.size(); ++v)
+        write_file_atomic((fs::path(a->out) / "albedo" / ("r_" + std::to_string(src.split_index[v]) + ".png")).string(),
+                          encode_png(Relighter::encode(views[v].albedo, views[v].alpha)));
+    }
 
     for (const LightSetup& s : setups) {
       auto t1 = clock::now();

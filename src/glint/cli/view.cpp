@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "glint/cli/backend_flag.h"
 #include "glint/cli/camera_source.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/view_run_folder.h"
@@ -15,11 +16,14 @@
 #include "glint/io/file_bytes.h"
 #include "glint/io/model_file.h"
 #include "glint/io/model_checks.h"
+#include "glint/light/environment_light.h"
 #include "glint/light/lights.h"
 #include "glint/view/light_setups_json.h"
 #include "glint/view/model_blob.h"
 #include "glint/view/scene_json.h"
+#include "glint/view/page_environment.h"
 #include "glint/view/server.h"
+#include "glint/view/splat_ao_blob.h"
 
 namespace glint::cli {
 
@@ -86,7 +90,15 @@ void add_view(CLI::App& app) {
     }
     const std::size_t splats = folder_model.model.size();
     view::Site site;
-    if (!run_folder) site.add("/api/model.bin", view::encode_model_blob(folder_model.model), "application/octet-stream");
+    std::unique_ptr<AoMaps> ao_maps;  // a fixed model's, for its AO and environment lights
+    if (!run_folder) {
+      site.add("/api/model.bin", view::encode_model_blob(folder_model.model), "application/octet-stream");
+      // What de-lighting needs, once per model (a run folder's models change: the page
+      // then estimates it per pixel).
+      auto backend = open_backend("auto", true);
+      ao_maps = std::make_unique<AoMaps>(view::render_page_ao_maps(*backend, folder_model.model));
+      site.add("/api/splat_ao.bin", view::encode_splat_ao_blob(*ao_maps, folder_model.model), "application/octet-stream");
+    }
     std::array<float, 3> background{0, 0, 0};
     std::vector<Camera> cameras;
     std::vector<std::string> splits;
@@ -112,7 +124,26 @@ void add_view(CLI::App& app) {
     }
     site.add("/api/lights.json", lights, "application/json");
     // The same setups checked and in one spelling: what the page lights with.
-    site.add("/api/light_setups.json", view::light_setups_to_json(setups), "application/json");
+    // Environment lights split once (the relighter's suns and residual), with the residual's
+    // visibility per splat; a run folder's changing model gets none (the page skips them).
+    std::vector<std::string> env_json;
+    if (ao_maps) {
+      std::vector<Vec3d> dirs;
+      for (const Light& d : ao_maps->directions) dirs.push_back(d.direction);
+      for (const LightSetup& s : setups)
+        for (const Light& l : s.lights) {
+          if (l.type != LightType::Environment) continue;
+          LightSetup one;
+          one.lights = {l};
+          std::vector<EnvLighting> split;
+          expand_environment_lights(one, dirs, EnvLightParams{}, split);
+          const std::string url = "api/env/" + std::to_string(env_json.size()) + ".bin";
+          site.add("/" + url, view::encode_env_visibility_blob(*ao_maps, split[0], folder_model.model),
+                   "application/octet-stream");
+          env_json.push_back(view::environment_light_json(l, split[0], url));
+        }
+    }
+    site.add("/api/light_setups.json", view::light_setups_to_json(setups, env_json), "application/json");
     site.add("/favicon.ico", "", "image/x-icon");  // browsers ask for it; an empty answer, not a 404
     pid_t opener = -1;
     std::unique_ptr<RunFolderWatcher> watcher;

@@ -1,5 +1,7 @@
 #include "glint/light/light_map.h"
 
+#include <cmath>
+#include <numbers>
 #include <string>
 
 #include "glint/core/error.h"
@@ -9,8 +11,15 @@ namespace glint {
 LightViews make_light_map_views(const Light& light, const SceneBounds& bounds, const LightMapParams& p,
                                 const char* what) {
   if (p.pcf_kernel < 1 || p.pcf_kernel % 2 == 0) throw Error(std::string(what) + ": PCF kernel must be odd and >= 1");
-  const int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
-  return make_light_views(light, bounds, p.resolution, guard, p.sun_distance_factor);
+  if (!(p.face_switch >= 0 && p.face_switch < 0.5)) throw Error(std::string(what) + ": face switch must be in [0, 0.5)");
+  int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
+  const bool cube = light.type == LightType::Point ||
+                    (light.type == LightType::Spot && light.cone_angle > 2 * std::numbers::pi / 3);
+  const int switch_px = cube ? static_cast<int>(std::ceil(p.face_switch * p.resolution / 2.0)) : 0;
+  LightViews v = make_light_views(light, bounds, p.resolution, guard + switch_px, p.sun_distance_factor);
+  // The band in tan units of the faces as made (their focal length is res/2 - guard).
+  v.face_switch_tan = switch_px > 0 ? switch_px / v.faces[0].fx : 0;
+  return v;
 }
 
 ShadowLookup shadow_lookup(const LightViews& views, const Light& light, Vec3d x, Vec3d n, const LightMapParams& p) {
@@ -28,6 +37,7 @@ ShadowLookup shadow_lookup(const LightViews& views, const Light& light, Vec3d x,
     // The offset point may have crossed into a neighbouring cube face.
     const int f2 = views.face_of(x);
     if (f2 >= 0) r.face = f2;
+    if (views.kind == LightViewKind::Cube) r.face = views.face_facing(x, n, r.face);
   }
   const Camera& c2 = views.faces[r.face];
   const Vec3d pc = c2.world_to_camera(x);

@@ -17,10 +17,17 @@ struct LightMapParams {
   double slope_bias = 2.0;       // texels times tan(angle between normal and light), tan capped at 10
   double normal_offset = 1.5;    // texels along the normal before projecting
   double sun_distance_factor = 1000;  // emulated orthographic: camera distance in scene radii
+  // Cube maps: a lookup up to this far past its face's edge (tan of the angle beyond 45
+  // degrees) may use the neighbouring face, when that face's axis is closer to the
+  // surface normal; the guard band grows by as many texels. Map texels hold splat-centre
+  // depths, exact for a surface facing the face's axis and off by up to a splat's extent
+  // for one seen at 45 degrees, which the biases do not cover next to a face border.
+  double face_switch = 0.1;
 };
 
 // The light's face cameras for a map with these parameters, with a guard band of the PCF
-// radius plus the normal offset and two texels of rounding. Throws glint::Error (prefixed
+// radius plus the normal offset and two texels of rounding (plus the face-switch band for
+// a cube). Throws glint::Error (prefixed
 // with `what`) for an even or non-positive PCF kernel.
 LightViews make_light_map_views(const Light& light, const SceneBounds& bounds, const LightMapParams& params,
                                 const char* what);

@@ -1,5 +1,6 @@
 #include "glint/light/light_views.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -84,6 +85,24 @@ int LightViews::face_of(Vec3d x) const {
   const Vec2d uv = c.project(pc);
   if (uv.x < guard_px || uv.y < guard_px || uv.x > c.width - guard_px || uv.y > c.height - guard_px) return -1;
   return 0;
+}
+
+int LightViews::face_facing(Vec3d x, Vec3d n, int face) const {
+  if (kind != LightViewKind::Cube || face_switch_tan <= 0 || face < 0) return face;
+  const Vec3d w = x - faces[0].center();
+  const double a[3] = {std::abs(w.x), std::abs(w.y), std::abs(w.z)}, nn[3] = {n.x, n.y, n.z}, ww[3] = {w.x, w.y, w.z};
+  const double major = std::max({a[0], a[1], a[2]});
+  int best = face;
+  double align = std::abs(nn[face / 2]);
+  for (int k = 0; k < 3; ++k) {
+    // Face k sees x within its grown frustum when every other |w| is at most (1 + s) |w_k|.
+    if (k == face / 2 || !(a[k] > 0) || major > (1 + face_switch_tan) * a[k]) continue;
+    if (std::abs(nn[k]) > align + 1e-9) {
+      align = std::abs(nn[k]);
+      best = 2 * k + (ww[k] >= 0 ? 0 : 1);
+    }
+  }
+  return best;
 }
 
 }  // namespace glint

@@ -30,9 +30,13 @@ struct LightViews {
   LightViewKind kind = LightViewKind::Cube;
   std::vector<Camera> faces;  // 6 for a cube (+X, -X, +Y, -Y, +Z, -Z), else 1
   int guard_px = 0;
+  double face_switch_tan = 0;  // cube: how far past a face's edge face_facing may look (light_map.h)
   // The face a world point falls in (major axis for a cube), or -1 when it is outside
   // every face's nominal frustum (only possible for spot and sun).
   int face_of(Vec3d x) const;
+  // Cube: `face`, or a face whose frustum grown by face_switch_tan holds x and whose axis
+  // is closer to the normal n (the one that sees the surface most head-on).
+  int face_facing(Vec3d x, Vec3d n, int face) const;
 };
 
 LightViews make_light_views(const Light& light, const SceneBounds& bounds, int resolution, int guard_px,

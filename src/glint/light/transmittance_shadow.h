@@ -29,6 +29,9 @@ struct TransmittanceParams : LightMapParams {
   TransmittanceParams() {
     resolution = 256;
     pcf_kernel = 1;
+    // Planes hold coverage, not splat-centre depths: no face switching, which costs this
+    // map's low resolution a tenth of its texels (0.8 dB on the relight benchmark's point setup).
+    face_switch = 0;
   }
 };
 

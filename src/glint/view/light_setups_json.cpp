@@ -33,14 +33,18 @@ Json light_json(const Light& l) {
 
 }  // namespace
 
-std::string light_setups_to_json(const std::vector<LightSetup>& setups) {
+std::string light_setups_to_json(const std::vector<LightSetup>& setups, const std::vector<std::string>& env) {
   Json all = Json::object();
+  std::size_t next_env = 0;
   for (const LightSetup& s : setups) {
     Json j;
     j["name"] = s.name;
     j["ambient"] = {{"type", "uniform_world"}, {"strength", s.ambient_strength}, {"color", vec(s.ambient_color)}};
     j["lights"] = Json::array();
-    for (const Light& l : s.lights) j["lights"].push_back(light_json(l));
+    for (const Light& l : s.lights) {
+      if (l.type == LightType::Environment && next_env < env.size()) j["lights"].push_back(Json::parse(env[next_env++]));
+      else j["lights"].push_back(light_json(l));
+    }
     all[s.name] = std::move(j);
   }
   Json doc;

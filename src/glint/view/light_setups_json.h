@@ -12,7 +12,10 @@
 namespace glint::view {
 
 // {"setups": {name: {"name", "ambient": {...}, "lights": [...]}, ...}} in the setups' order.
-// Environment lights, which the page does not shade, are listed as {"type": "environment"}.
-std::string light_setups_to_json(const std::vector<LightSetup>& setups);
+// Environment lights are written as the next entry of `environment_json` (JSON objects of
+// page_environment.h, in the order the lights occur over all setups), or as
+// {"type": "environment"} (not shaded by the page) when it has no entry left.
+std::string light_setups_to_json(const std::vector<LightSetup>& setups,
+                                 const std::vector<std::string>& environment_json = {});
 
 }  // namespace glint::view

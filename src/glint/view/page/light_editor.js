@@ -22,6 +22,7 @@ function el(tag, props = {}) {
 
 // Moves light `l` by (dx, dy) image pixels of camera `cam`.
 export function dragLight(l, cam, dx, dy) {
+  if (l.type === 'environment') return {};  // its map turns only in the light file
   const right = [cam.R[0], cam.R[1], cam.R[2]], down = [cam.R[3], cam.R[4], cam.R[5]];
   if (l.type === 'sun') {
     const k = 0.005;
@@ -67,7 +68,7 @@ export function wireLightEditor(lit, bar) {
     if (!l) return;
     on.checked = l.enabled;
     color.value = hex(l.color);
-    power.value = String(l.type === 'sun' ? l.strength : l.intensity);
+    power.value = String(l.type === 'sun' || l.type === 'environment' ? l.strength : l.intensity);
     if (l.type === 'spot') {
       cone.value = String(l.coneDeg);
       blend.value = String(l.blend);
@@ -89,7 +90,7 @@ export function wireLightEditor(lit, bar) {
   color.addEventListener('input', () => edit({ color: unhex(color.value) }));
   power.addEventListener('change', () => {
     const v = Number(power.value);
-    if (Number.isFinite(v) && v >= 0) edit(current().type === 'sun' ? { strength: v } : { intensity: v });
+    if (Number.isFinite(v) && v >= 0) edit(current().type === 'sun' || current().type === 'environment' ? { strength: v } : { intensity: v });
   });
   cone.addEventListener('change', () => {
     const v = Number(cone.value);

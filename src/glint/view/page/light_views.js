@@ -3,7 +3,9 @@
 // relight's: a cube of six 90 degree faces for a point light (and a spot wider than 120
 // degrees), one perspective camera around a spot's cone, and for a sun an orthographic view
 // emulated by a perspective camera 1000 scene radii away. Every face keeps a guard band of
-// pcf/2 + ceil(normal offset) + 2 texels beyond its nominal frustum.
+// pcf/2 + ceil(normal offset) + 2 texels beyond its nominal frustum, a cube's faces
+// ceil(faceSwitch * res/2) more: a lookup that far past its face's edge may use the
+// neighbouring face when that face's axis is closer to the surface normal (light_map.h).
 
 const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -14,9 +16,10 @@ const normalize = (a) => {
 };
 
 // What glint relight's light maps use by default (light/light_map.h, transmittance_shadow.h).
-export const kShadowMapParams = { resolution: 512, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 1.5 };
+export const kShadowMapParams = { resolution: 512, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
+                                  faceSwitch: 0.1 };
 export const kTransmittanceParams = { resolution: 256, pcf: 1, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
-                                      planes: 12 };
+                                      faceSwitch: 0, planes: 12 };
 const kSunDistanceFactor = 1000;
 
 // light/relighter.cpp robust_bounds: the sphere around the mean centre holding 99% of the
@@ -63,11 +66,14 @@ const kCubeDowns = [[0, 0, -1], [0, 0, -1], [0, 0, -1], [0, 0, -1], [0, 1, 0], [
 // lights_state.js and map parameters as above.
 export function lightViews(light, bounds, params) {
   const res = params.resolution;
-  const guard = Math.floor(params.pcf / 2) + Math.ceil(params.normalOffset) + 2;
-  const halfPx = res / 2 - guard;
   const spotCube = light.type === 'spot' && light.coneDeg * Math.PI / 180 > 2 * Math.PI / 3;
-  if (light.type === 'point' || spotCube)
-    return { kind: 'cube', guard, faces: kCubeAxes.map((a, k) => oriented(light.position, a, kCubeDowns[k], res, halfPx)) };
+  const cube = light.type === 'point' || spotCube;
+  const switchPx = cube && params.faceSwitch ? Math.ceil(params.faceSwitch * res / 2) : 0;
+  const guard = Math.floor(params.pcf / 2) + Math.ceil(params.normalOffset) + 2 + switchPx;
+  const halfPx = res / 2 - guard;
+  if (cube)
+    return { kind: 'cube', guard, faceSwitchTan: switchPx / halfPx,
+             faces: kCubeAxes.map((a, k) => oriented(light.position, a, kCubeDowns[k], res, halfPx)) };
   if (light.type === 'spot') {
     const f = halfPx / Math.tan(0.5 * light.coneDeg * Math.PI / 180);
     return { kind: 'perspective', guard, faces: [lookCamera(light.position, light.direction, res, f)] };

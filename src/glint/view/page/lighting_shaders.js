@@ -22,6 +22,22 @@ vec3 capture(vec4 c) {  // straight colour, clamped, linear; 0 where nothing cov
 }
 `;
 
+// The albedo of a pixel: the capture, de-lit (glint relight's default) by the AO of the
+// per-pixel AO target or of the per-splat AO blended into the depth target.
+const delightGlsl = `
+uniform sampler2D u_color;
+uniform int u_delight;   // 0: albedo = capture (--no-delight); else capture / max(AO, u_minAo), clamped, AO from
+uniform sampler2D u_ao;  // 1: (sum w V, sum w) over the AO directions; 2: the depth target (z a, AO a, 0, a)
+uniform float u_minAo;
+vec3 albedoAt(ivec2 p) {
+  vec3 albedo = capture(texelFetch(u_color, p, 0));
+  if (u_delight == 0) return albedo;
+  vec4 t = texelFetch(u_ao, p, 0);
+  float ao = u_delight == 1 ? (t.y > 0.0 ? t.x / t.y : 1.0) : (t.a > 0.0 ? t.y / t.a : 1.0);
+  return clamp(albedo / max(ao, u_minAo), 0.0, 1.0);
+}
+`;
+
 // Initialises the lit target: ambient * capture (the capture of a scene under a white world
 // is albedo * AO, so this keeps the occlusion it holds), and the coverage.
 export const ambientFragmentShader = `#version 300 es
@@ -41,16 +57,15 @@ export const lampFragmentShader = `#version 300 es
 precision highp float;
 precision highp int;
 precision highp sampler2DArray;
-uniform sampler2D u_color, u_depth, u_normal;
+${srgbGlsl}
+uniform sampler2D u_depth, u_normal;
 uniform vec3 u_R0, u_R1, u_R2, u_t;  // the view camera, world to camera
 uniform vec4 u_intr;                 // fx fy cx cy
 uniform vec2 u_size;
 uniform vec3 u_eye;
 uniform int u_smoothed;  // 1: u_normal holds normal_filter.js's unit normals (already facing the camera)
 uniform int u_aoPass;    // 1: one direction of the ambient occlusion: out (w V, w), w = max(0, n.d)
-uniform int u_delight;   // 1: albedo = capture / max(AO, u_minAo), clamped (glint relight's default)
-uniform sampler2D u_ao;  // (sum w V, sum w) over the AO directions
-uniform float u_minAo;
+${delightGlsl}
 
 uniform int u_type;       // 0 point, 1 spot, 2 sun
 uniform vec3 u_lightPos;  // point, spot
@@ -62,6 +77,7 @@ uniform int u_shadow;     // 0 none, 1 shadow map (PCF), 2 transmittance
 uniform int u_cube;       // 1: six faces chosen by the major axis of x - light
 uniform vec3 u_fr0[6], u_fr1[6], u_fr2[6], u_ft[6];  // face cameras (rows of R, t)
 uniform float u_f, u_c, u_res, u_guard;  // every face: focal, principal point, size, guard band
+uniform float u_faceSwitch;  // cube: tan past a face's edge within which faceFacing may switch
 uniform float u_constBias, u_slopeBias, u_normalOffset;
 uniform int u_pcf;
 uniform sampler2DArray u_map;  // shadow map: (sum w z, -, -, alpha) a face; transmittance: alpha a plane in .r
@@ -69,7 +85,6 @@ uniform vec4 u_planeZ[64];     // transmittance: plane depths, face after face
 uniform int u_planeBase[6], u_planeCount[6];
 
 out vec4 o_color;
-${srgbGlsl}
 
 float planeZ(int i) { vec4 v = u_planeZ[i / 4]; int k = i % 4; return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w; }
 
@@ -88,6 +103,24 @@ int faceOf(vec3 x) {
   vec2 uv = u_f * pc.xy / pc.z + u_c;
   if (uv.x < u_guard || uv.y < u_guard || uv.x > u_res - u_guard || uv.y > u_res - u_guard) return -1;
   return 0;
+}
+
+// light_views.cpp face_facing: a face whose grown frustum holds x and whose axis is
+// closer to n, else \`face\`.
+int faceFacing(vec3 x, vec3 n, int face) {
+  if (u_cube != 1 || u_faceSwitch <= 0.0 || face < 0) return face;
+  vec3 w = x - u_lightPos, a = abs(w), an = abs(n);
+  float major = max(a.x, max(a.y, a.z));
+  int best = face;
+  float align = an[face / 2];
+  for (int k = 0; k < 3; ++k) {
+    if (k == face / 2 || !(a[k] > 0.0) || major > (1.0 + u_faceSwitch) * a[k]) continue;
+    if (an[k] > align + 1e-9) {
+      align = an[k];
+      best = 2 * k + (w[k] >= 0.0 ? 0 : 1);
+    }
+  }
+  return best;
 }
 
 vec3 toLight(vec3 x) { return u_type == 2 ? u_lightDir : normalize(u_lightPos - x); }
@@ -109,6 +142,7 @@ float visibility(vec3 x, vec3 n) {
   x += (u_normalOffset * texel) * n;
   int f2 = faceOf(x);
   if (f2 >= 0) face = f2;
+  face = faceFacing(x, n, face);
   vec3 pc = toFace(face, x);
   vec2 uv = u_f * pc.xy / pc.z + u_c;
   float z = pc.z - (u_constBias + u_slopeBias * tanT) * texel;
@@ -175,12 +209,76 @@ void main() {
   float e = irradiance(x, n);
   if (e <= 0.0) discard;
   float v = u_shadow == 0 ? 1.0 : visibility(x, n);
-  vec3 albedo = capture(texelFetch(u_color, p, 0));
-  if (u_delight == 1) {
-    vec4 ao = texelFetch(u_ao, p, 0);
-    albedo = clamp(albedo / max(ao.y > 0.0 ? ao.x / ao.y : 1.0, u_minAo), 0.0, 1.0);
-  }
+  vec3 albedo = albedoAt(p);
   o_color = vec4(albedo * u_radiance * (e * v / 3.141592653589793), 0.0);
+}
+`;
+
+// An environment light's residual, added to the lit target (environment_light.h):
+//   albedo * E_res(n) * factor / pi,  E_res from the light's table (bilinear, as
+// IrradianceTable::lookup), factor the per-splat visibility blended into u_envVis (rgb a,
+// a), 1 without shadows.
+export const residualFragmentShader = `#version 300 es
+precision highp float;
+precision highp int;
+${srgbGlsl}
+${delightGlsl}
+uniform sampler2D u_depth, u_normal, u_envVis, u_table;
+uniform vec3 u_R0, u_R1, u_R2, u_t;
+uniform vec4 u_intr;
+uniform vec2 u_size;
+uniform vec3 u_eye;
+uniform int u_smoothed;
+uniform int u_shadowed;
+uniform float u_scale;
+out vec4 o_color;
+const float kPi = 3.141592653589793;
+vec3 tableAt(int i, int j) { return texelFetch(u_table, ivec2(i, j), 0).rgb; }
+vec3 lookup(vec3 n) {
+  ivec2 size = textureSize(u_table, 0);
+  int W = size.x, H = size.y;
+  float phi = atan(n.y, n.x);
+  if (phi < 0.0) phi += 2.0 * kPi;
+  float fi = phi / (2.0 * kPi) * float(W);
+  float fj = (asin(clamp(n.z / length(n), -1.0, 1.0)) + 0.5 * kPi) / kPi * float(H - 1);
+  int i0 = min(int(floor(fi)), W - 1), i1 = (i0 + 1) % W;
+  int j0 = clamp(int(floor(fj)), 0, H - 2), j1 = j0 + 1;
+  float a = fi - float(i0), b = fj - float(j0);
+  return (1.0 - b) * ((1.0 - a) * tableAt(i0, j0) + a * tableAt(i1, j0)) + b * ((1.0 - a) * tableAt(i0, j1) + a * tableAt(i1, j1));
+}
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec4 dz = texelFetch(u_depth, p, 0);
+  if (!(dz.a >= 0.5)) discard;
+  float z = dz.r / dz.a;
+  vec3 ns = texelFetch(u_normal, p, 0).rgb;
+  float len = length(ns);
+  if (!(z > 0.0) || len < 1e-8) discard;
+  vec2 uv = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
+  vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
+  vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
+  vec3 n = ns / len;
+  if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
+  vec3 f = vec3(1.0);
+  if (u_shadowed == 1) {
+    vec4 v = texelFetch(u_envVis, p, 0);
+    f = v.a > 0.0 ? v.rgb / v.a : vec3(1.0);
+  }
+  o_color = vec4(albedoAt(p) * u_scale * lookup(n) * f / kPi, 0.0);
+}
+`;
+
+// The view's de-lit albedo and coverage into the lit target (the albedo view).
+export const albedoFragmentShader = `#version 300 es
+precision highp float;
+${srgbGlsl}
+${delightGlsl}
+uniform sampler2D u_depth;
+out vec4 o_color;
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec4 c = texelFetch(u_color, p, 0);
+  o_color = vec4(c.a >= 0.5 ? albedoAt(p) : capture(c), c.a);
 }
 `;
 

@@ -14,11 +14,33 @@ function fromJson(l) {
   if (l.type === 'spot')
     return { ...base, position: l.position.slice(), intensity: l.intensity_W_per_sr, direction: l.direction.slice(),
              coneDeg: l.cone_angle_deg, blend: l.blend || 0 };
-  return null;  // environment lights are not shaded by the page
+  // An environment light split by glint view (view/page_environment.h): its suns, the
+  // residual's irradiance table and per-splat visibility. Without them (a live model) it is
+  // not shaded.
+  if (l.type === 'environment' && l.suns && l.visibilityData)
+    return { ...base, file: l.file, strength: l.strength, baseStrength: l.strength, rotationDeg: l.rotation_z_deg,
+             suns: l.suns.map((s) => ({ id: nextId++, direction: s.direction_to_light.slice(),
+                                        strength: s.strength_W_per_m2, color: s.color.slice() })),
+             residual: l.residual, visibilityData: l.visibilityData };
+  return null;
+}
+
+// What the renderer shades for light l: itself, or an environment light's suns (its
+// strength scales them and the residual; its version is theirs).
+export function shadedLamps(l) {
+  if (l.type !== 'environment') return [l];
+  const k = l.baseStrength > 0 ? l.strength / l.baseStrength : 0;
+  return l.suns.map((s) => ({ id: s.id, version: l.version, enabled: l.enabled, type: 'sun', direction: s.direction,
+                              strength: k * s.strength, color: s.color }));
 }
 
 function toJson(l) {
   const j = { type: l.type };
+  if (l.type === 'environment') {
+    // The light's colour is already in its suns and residual (glint view split it tinted).
+    return { type: 'environment', file: l.file, strength: l.strength, rotation_z_deg: l.rotationDeg,
+             color: l.color.slice() };
+  }
   if (l.type === 'sun') {
     j.direction_to_light = l.direction.slice();
     j.strength_W_per_m2 = l.strength;

@@ -5,6 +5,7 @@ import { LitRenderer, SHADOW_KINDS } from './lighting_pass.js';
 import { wireLightEditor } from './light_editor.js';
 
 export const MODE_LIT = 4;  // after splat_shaders.js's unlit modes
+export const MODE_ALBEDO = 6;  // the de-lit albedo, drawn through the lit view's G-buffer
 
 export class LitView {
   constructor(viewer, setupsDoc) {
@@ -28,6 +29,12 @@ export class LitView {
     if (ms > 0) this.shadowMs = ms;
     v.stats.shadowMs = this.shadowMs;  // the last re-render of a light's maps
     r.present(v.background);
+  }
+
+  drawAlbedo() {
+    const r = this.lit();
+    r.renderAlbedo(this.viewer.cam);
+    r.present(this.viewer.background);
   }
 
   statsText() {
@@ -105,7 +112,7 @@ export function installLitTestHook(v) {
     // Times each light's maps were rendered, by light index.
     shadowRenders: () => lit.state.lights.map((l) => lit.lit().shadows.renderCount(l.id)),
     readTarget() {
-      if (v.mode !== MODE_LIT) return unlitRead();
+      if (v.mode !== MODE_LIT && v.mode !== MODE_ALBEDO) return unlitRead();
       const r = lit.lit();
       const px = r.readTarget();
       const bytes = new Uint8Array(px.buffer);

@@ -27,3 +27,28 @@ export function parseModelBlob(buffer) {
     shRest: take(n * rest * 3),
   };
 }
+
+// Reads the per-splat ambient occlusion of src/glint/view/splat_ao_blob.h: [N*2] floats,
+// AO with the splat's normal along +axis, then along -axis.
+export function parseSplatAo(buffer, count) {
+  const head = new DataView(buffer, 0, Math.min(buffer.byteLength, 12));
+  if (buffer.byteLength < 12 || String.fromCharCode(head.getUint8(0), head.getUint8(1), head.getUint8(2), head.getUint8(3)) !== 'GLAO')
+    throw new Error('splat_ao.bin: not a Glint AO blob');
+  const version = head.getUint32(4, true);
+  if (version !== 1) throw new Error(`splat_ao.bin: version ${version}, this page reads 1`);
+  const n = head.getUint32(8, true);
+  if (n !== count || buffer.byteLength !== 12 + n * 8) throw new Error(`splat_ao.bin: ${n} splats, the model has ${count}`);
+  return new Float32Array(buffer, 12, 2 * n);
+}
+
+// Reads an environment light's per-splat residual visibility (view/page_environment.h):
+// [N*8] floats, (r, g, b, 0) along +axis then along -axis, a splat after another.
+export function parseEnvVisibility(buffer, count, name) {
+  const head = new DataView(buffer, 0, Math.min(buffer.byteLength, 12));
+  if (buffer.byteLength < 12 || String.fromCharCode(head.getUint8(0), head.getUint8(1), head.getUint8(2), head.getUint8(3)) !== 'GLEV')
+    throw new Error(`${name}: not a Glint environment visibility blob`);
+  const n = head.getUint32(8, true);
+  if (head.getUint32(4, true) !== 1 || n !== count || buffer.byteLength !== 12 + n * 32)
+    throw new Error(`${name}: ${n} splats, the model has ${count}`);
+  return new Float32Array(buffer, 12, 8 * n);
+}

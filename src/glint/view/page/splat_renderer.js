@@ -3,7 +3,7 @@
 // back-to-front order in an integer texture; one indexed draw of a quad a splat into a
 // float render target the size of the camera's image; the display pass to the canvas.
 import { projectVertexShader, projectFragmentShader, quadVertexShader, splatFragmentShader, displayVertexShader,
-         displayFragmentShader, MODE_COLOR } from './splat_shaders.js';
+         displayFragmentShader, splatGBufferFragmentShader, MODE_COLOR } from './splat_shaders.js';
 import { cameraCenter, jacobianLimits } from './camera.js';
 
 const kNearPlane = 0.01;  // RenderSettings' default near plane
@@ -45,6 +45,10 @@ export class SplatRenderer {
     else this.target = { internal: gl.RGBA8, type: gl.UNSIGNED_BYTE, name: 'rgba8' };
     this.project = link(gl, projectVertexShader, projectFragmentShader, ['p_mean_ext', 'p_conic_op', 'p_value_cut']);
     this.splat = link(gl, quadVertexShader, splatFragmentShader);
+    // The lit view's G-buffer: two more texels a splat, three targets in one draw.
+    this.projectG = link(gl, projectVertexShader, projectFragmentShader,
+                         ['p_mean_ext', 'p_conic_op', 'p_value_cut', 'p_gbuf0', 'p_gbuf1']);
+    this.splatG = link(gl, quadVertexShader, splatGBufferFragmentShader);
     this.display = link(gl, displayVertexShader, displayFragmentShader);
     this.uploadModel(model);
     this.vao = gl.createVertexArray();  // no attributes; holds the index buffer
@@ -64,10 +68,11 @@ export class SplatRenderer {
     this.orderRows = Math.max(1, Math.ceil(model.count / this.orderWidth));
     gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32UI, this.orderWidth, this.orderRows);
     this.orderStaging = new Uint32Array(this.orderWidth * this.orderRows);
-    // What the projection pass writes, three RGBA32F texels a splat: captured into a
-    // buffer, then copied (on the GPU) into a texture the quad pass reads by splat index.
+    // What the projection pass writes, three RGBA32F texels a splat (five for the G-buffer):
+    // captured into a buffer, then copied (on the GPU) into a texture the quad pass reads
+    // by splat index.
     this.projWidth = 4096;
-    const projRows = Math.max(1, Math.ceil(3 * model.count / this.projWidth));
+    const projRows = Math.max(1, Math.ceil(5 * model.count / this.projWidth));
     this.projBuffer = gl.createBuffer();
     gl.bindBuffer(gl.ARRAY_BUFFER, this.projBuffer);
     gl.bufferData(gl.ARRAY_BUFFER, this.projWidth * projRows * 16, gl.DYNAMIC_COPY);
@@ -113,6 +118,16 @@ export class SplatRenderer {
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
     gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, this.texWidth, height, 0, gl.RGBA, gl.FLOAT, data);
+    // The baked per-splat AO (the lit G-buffer pass reads it), or one texel of 1 where glint sent none.
+    this.hasAo = Boolean(m.splatAo);
+    const aoRows = this.hasAo ? Math.max(1, Math.ceil(m.count / 4096)) : 1;
+    const ao = new Float32Array((this.hasAo ? 4096 : 1) * aoRows * 2).fill(1);
+    if (this.hasAo) ao.set(m.splatAo);
+    this.aoTex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.aoTex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RG32F, this.hasAo ? 4096 : 1, aoRows, 0, gl.RG, gl.FLOAT, ao);
   }
 
   setOrder(order) {
@@ -148,13 +163,20 @@ export class SplatRenderer {
 
   // Projects every splat for `cam` (culling, 2D conic, cut, the value it blends): one
   // vertex a splat, nothing rasterized, the outputs captured and copied to projTex.
-  projectSplats(cam, mode) {
+  projectSplats(cam, mode, gbuffer = false) {
     const gl = this.gl;
-    const { program, u } = this.project;
+    const { program, u } = gbuffer ? this.projectG : this.project;
+    this.projStride = gbuffer ? 5 : 3;
     gl.useProgram(program);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.tex);
     gl.uniform1i(u.u_splats, 0);
+    gl.activeTexture(gl.TEXTURE2);
+    gl.bindTexture(gl.TEXTURE_2D, this.aoTex);
+    gl.uniform1i(u.u_ao, 2);
+    gl.activeTexture(gl.TEXTURE3);
+    gl.bindTexture(gl.TEXTURE_2D, this.splatData || this.aoTex);  // MODE_ENV_VIS reads it
+    gl.uniform1i(u.u_envVis, 3);
     gl.uniform1i(u.u_stride, this.stride);
     gl.uniform1i(u.u_texWidth, this.texWidth);
     gl.uniform1i(u.u_shDegree, this.model.shDegree);
@@ -184,7 +206,8 @@ export class SplatRenderer {
     gl.bindVertexArray(null);
     gl.bindBuffer(gl.PIXEL_UNPACK_BUFFER, this.projBuffer);
     gl.bindTexture(gl.TEXTURE_2D, this.projTex);
-    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, this.projWidth, this.projRows, gl.RGBA, gl.FLOAT, 0);
+    const rows = Math.min(this.projRows, Math.max(1, Math.ceil(this.projStride * this.model.count / this.projWidth)));
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, this.projWidth, rows, gl.RGBA, gl.FLOAT, 0);
     gl.bindBuffer(gl.PIXEL_UNPACK_BUFFER, null);
   }
 
@@ -195,9 +218,11 @@ export class SplatRenderer {
   render(cam, mode, background, out = null) {
     const gl = this.gl;
     // A new order for the same camera (a sort arriving) needs no new projection.
-    const key = JSON.stringify([cam, mode]);
+    this.splatData = out && out.splatData ? out.splatData.texture : null;
+    const gbuffer = Boolean(out && out.gbuffer);
+    const key = JSON.stringify([cam, mode, out && out.splatData ? out.splatData.key : '', gbuffer]);
     if (key !== this.projectedFor) {
-      this.projectSplats(cam, mode);
+      this.projectSplats(cam, mode, gbuffer);
       this.projectedFor = key;
     }
     if (!out) this.ensureTarget(cam.width, cam.height);
@@ -211,11 +236,12 @@ export class SplatRenderer {
     gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);  // premultiplied "over", back to front
     gl.disable(gl.DEPTH_TEST);
     gl.disable(gl.CULL_FACE);
-    const { program, u } = this.splat;
+    const { program, u } = gbuffer ? this.splatG : this.splat;
     gl.useProgram(program);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.projTex);
     gl.uniform1i(u.u_projected, 0);
+    gl.uniform1i(u.u_projStride, this.projStride);
     gl.activeTexture(gl.TEXTURE1);
     gl.bindTexture(gl.TEXTURE_2D, this.orderTex);
     gl.uniform1i(u.u_order, 1);
@@ -244,15 +270,31 @@ export class SplatRenderer {
     gl.drawArrays(gl.TRIANGLES, 0, 3);
   }
 
+  // A per-splat RGBA32F texture of `texelsPerSplat` texels a splat, 4096 a row, for the
+  // modes that read one (out.splatData of render()).
+  splatTexture(data, texelsPerSplat) {
+    const gl = this.gl;
+    const texels = this.model.count * texelsPerSplat;
+    const rows = Math.max(1, Math.ceil(texels / 4096));
+    const padded = new Float32Array(4096 * rows * 4);
+    padded.set(data.subarray(0, texels * 4));
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, 4096, rows, 0, gl.RGBA, gl.FLOAT, padded);
+    return tex;
+  }
+
   // Frees the GPU objects (a live view replaces the renderer with each model).
   dispose() {
     const gl = this.gl;
-    for (const t of [this.tex, this.orderTex, this.projTex, this.fboTex]) if (t) gl.deleteTexture(t);
+    for (const t of [this.tex, this.aoTex, this.orderTex, this.projTex, this.fboTex]) if (t) gl.deleteTexture(t);
     for (const b of [this.projBuffer, this.ibo]) if (b) gl.deleteBuffer(b);
     for (const a of [this.vao, this.emptyVao]) gl.deleteVertexArray(a);
     if (this.fbo) gl.deleteFramebuffer(this.fbo);
     gl.deleteTransformFeedback(this.feedback);
-    for (const p of [this.project, this.splat, this.display]) gl.deleteProgram(p.program);
+    for (const p of [this.project, this.splat, this.display, this.projectG, this.splatG]) gl.deleteProgram(p.program);
   }
 
   // RGBA floats of the target, rows top to bottom (the renderer's image order).

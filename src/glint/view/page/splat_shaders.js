@@ -15,6 +15,9 @@ export const MODE_COLOR = 0;
 export const MODE_DEPTH = 1;
 export const MODE_ALPHA = 2;
 export const MODE_NORMAL = 3;
+// The lit view's environment pass: the residual's visibility factor (r, g, b) of the splat's
+// camera-facing side, baked per splat by glint view (view/page_environment.h).
+export const MODE_ENV_VIS = 7;
 
 export const projectVertexShader = `#version 300 es
 precision highp float;
@@ -33,11 +36,16 @@ uniform vec4 u_intr;  // fx fy cx cy (pixels, centres at +0.5)
 uniform vec4 u_lim;   // Jacobian clamp of x/z and y/z: -neg_x, pos_x, -neg_y, pos_y
 uniform vec2 u_size;  // width, height in pixels
 uniform float u_near;
+uniform sampler2D u_ao;  // RG32F, one texel a splat (AO along +axis, -axis), 4096 a row
+uniform sampler2D u_envVis;  // RGBA32F, two texels a splat (+axis, -axis), 4096 a row
 
 // One vertex per splat (gl_VertexID = splat index), captured by transform feedback:
 out vec4 p_mean_ext;   // 2D mean in pixels (y down), half extents of the quad; z < 0: culled
 out vec4 p_conic_op;   // A, B, C (power = A dx^2/2 + B dx dy + C dy^2/2), opacity
 out vec4 p_value_cut;  // what the splat blends (colour, depth or 1), power_cut
+// Captured only by the lit view's G-buffer program (one pass, three targets):
+out vec4 p_gbuf0;      // camera-facing normal, z
+out vec4 p_gbuf1;      // AO of the facing side (baked per splat by glint view: view/splat_ao_blob.h; 1 without)
 
 const float kDilation = 0.3;
 const float kMinAlpha = 1.0 / 255.0;
@@ -102,18 +110,31 @@ vec3 shColor(vec3 d) {
 
 // splat_normal of render/project.h: the axis of the smallest scale (first on ties), turned
 // to face the camera.
-vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
+vec3 splatAxis(mat3 R, vec3 ls) {
   int k = 0;
   if (ls.y < ls.x) k = 1;
   if (ls.z < (k == 0 ? ls.x : ls.y)) k = 2;
-  vec3 n = R[k];  // column k
+  return R[k];  // column k
+}
+vec3 splatNormal(mat3 R, vec3 ls, vec3 mean) {
+  vec3 n = splatAxis(R, ls);
   return dot(n, mean - u_campos) > 0.0 ? -n : n;
+}
+vec3 facingEnvVis(mat3 R, vec3 ls, vec3 mean) {
+  int i = 2 * gl_VertexID + (dot(splatAxis(R, ls), mean - u_campos) > 0.0 ? 1 : 0);
+  return texelFetch(u_envVis, ivec2(i % 4096, i / 4096), 0).rgb;
+}
+float facingAo(mat3 R, vec3 ls, vec3 mean) {
+  vec2 ao = texelFetch(u_ao, ivec2(gl_VertexID % 4096, gl_VertexID / 4096), 0).rg;
+  return dot(splatAxis(R, ls), mean - u_campos) > 0.0 ? ao.y : ao.x;
 }
 
 void cull() {
   p_mean_ext = vec4(0.0, 0.0, -1.0, -1.0);
   p_conic_op = vec4(0.0);
   p_value_cut = vec4(0.0);
+  p_gbuf0 = vec4(0.0);
+  p_gbuf1 = vec4(0.0);
 }
 
 void main() {
@@ -156,9 +177,12 @@ void main() {
   if (u_mode == 1) value = vec3(z);
   else if (u_mode == 2) value = vec3(1.0);
   else if (u_mode == 3) value = splatNormal(R, t1.xyz, mean);
+  else if (u_mode == 7) value = facingEnvVis(R, t1.xyz, mean);
   else value = shColor(normalize(mean - u_campos));
   p_mean_ext = vec4(m2, gx, gy);
   p_value_cut = vec4(value, 0.5 * ksq);
+  p_gbuf0 = vec4(splatNormal(R, t1.xyz, mean), z);
+  p_gbuf1 = vec4(facingAo(R, t1.xyz, mean), 0.0, 0.0, 0.0);
 }
 `;
 
@@ -181,9 +205,12 @@ precision highp sampler2D;
 uniform sampler2D u_projected;     // RGBA32F, three texels a splat (projectVertexShader's outputs)
 uniform highp usampler2D u_order;  // R32UI, kOrderWidth texels a row
 uniform int u_projWidth;
+uniform int u_projStride;  // texels a splat: 3, or 5 with the G-buffer's normal, z and AO
 uniform vec2 u_size;
 const int kOrderWidth = 4096;
 
+flat out vec4 v_gbuf0;
+flat out float v_ao;
 flat out vec2 v_mean;
 flat out vec3 v_conic;
 flat out float v_opacity;
@@ -191,7 +218,7 @@ flat out float v_cut;
 flat out vec3 v_value;
 
 vec4 fetch(int index, int k) {
-  int i = index * 3 + k;
+  int i = index * u_projStride + k;
   return texelFetch(u_projected, ivec2(i % u_projWidth, i / u_projWidth), 0);
 }
 
@@ -209,6 +236,13 @@ void main() {
   v_opacity = b.w;
   v_value = c.xyz;
   v_cut = c.w;
+  if (u_projStride == 5) {
+    v_gbuf0 = fetch(index, 3);
+    v_ao = fetch(index, 4).x;
+  } else {
+    v_gbuf0 = vec4(0.0);
+    v_ao = 0.0;
+  }
   // The quad is the cut ellipse's bounding box grown by a pixel; the fragment shader
   // decides every pixel with the renderer's own test.
   vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
@@ -242,6 +276,41 @@ void main() {
   float alpha = min(kMaxAlpha, v_opacity * exp(-power));
   if (alpha < kMinAlpha) discard;
   o_color = vec4(v_value * alpha, alpha);
+}
+`;
+
+// The lit view's G-buffer in one pass (three draw buffers, each blended premultiplied
+// "over" with the splat's alpha): colour, (z, AO, 0), the facing normal.
+export const splatGBufferFragmentShader = `#version 300 es
+precision highp float;
+
+uniform vec2 u_size;
+
+flat in vec4 v_gbuf0;
+flat in float v_ao;
+flat in vec2 v_mean;
+flat in vec3 v_conic;
+flat in float v_opacity;
+flat in float v_cut;
+flat in vec3 v_value;
+
+layout(location = 0) out vec4 o_color;
+layout(location = 1) out vec4 o_depth;
+layout(location = 2) out vec4 o_normal;
+
+const float kMinAlpha = 1.0 / 255.0;
+const float kMaxAlpha = 0.99;
+
+void main() {
+  vec2 pix = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
+  vec2 d = pix - v_mean;
+  float power = 0.5 * (v_conic.x * d.x * d.x + v_conic.z * d.y * d.y) + v_conic.y * d.x * d.y;
+  if (power > v_cut) discard;
+  float alpha = min(kMaxAlpha, v_opacity * exp(-power));
+  if (alpha < kMinAlpha) discard;
+  o_color = vec4(v_value * alpha, alpha);
+  o_depth = vec4(vec3(v_gbuf0.w, v_ao, 0.0) * alpha, alpha);
+  o_normal = vec4(v_gbuf0.xyz * alpha, alpha);
 }
 `;
 

@@ -2,14 +2,16 @@
 // draws on demand (after a camera change and when a new sort arrives), and exposes
 // window.glintTest for the browser tests (set a camera, render, read the float target).
 import { LiveReload, fetchModel, isLive, waitForModel } from './live_reload.js';
+import { parseEnvVisibility, parseSplatAo } from './model_blob.js';
 import { SplatRenderer, kNearPlane } from './splat_renderer.js';
 import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders.js';
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
 import { applyViewState, encodeViewState, trackViewState } from './url_state.js';
 import { attachScreenshot } from './screenshot.js';
-import { LitView, MODE_LIT, installLitTestHook } from './lit_view.js';
+import { LitView, MODE_LIT, MODE_ALBEDO, installLitTestHook } from './lit_view.js';
 
-const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL, lit: MODE_LIT };
+const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL, albedo: MODE_ALBEDO,
+                lit: MODE_LIT };
 
 function showError(msg) {
   const el = document.getElementById('error');
@@ -187,6 +189,8 @@ class Viewer {
     this.canvas.style.height = `${Math.floor(this.cam.height * k)}px`;
     if (this.mode === MODE_LIT) {
       this.lit.draw();
+    } else if (this.mode === MODE_ALBEDO) {
+      this.lit.drawAlbedo();
     } else {
       this.renderer.render(this.cam, this.mode, this.background);
       const near = Math.max(kNearPlane, this.orbit.distance - 2 * this.bounds.radius);
@@ -301,6 +305,20 @@ async function main() {
   // JSON (the relight dataset's files do), which JSON.parse refuses.
   const [{ model, version }, scene, lightSetups] = await Promise.all([
     fetchModel(), fetchOk('api/cameras.json'), fetchOk('api/light_setups.json')]);
+  // A fixed model comes with its per-splat AO; a live one (a training run) does not, and
+  // the lit view then estimates AO per pixel.
+  if (!isLive(first.status)) {
+    const r = await fetch('api/splat_ao.bin');
+    if (!r.ok) throw new Error(`api/splat_ao.bin: HTTP ${r.status}`);
+    model.splatAo = parseSplatAo(await r.arrayBuffer(), model.count);
+    for (const s of Object.values(lightSetups && lightSetups.setups ? lightSetups.setups : {}))
+      for (const l of s.lights)
+        if (l.type === 'environment' && l.visibility) {
+          const e = await fetch(l.visibility);
+          if (!e.ok) throw new Error(`${l.visibility}: HTTP ${e.status}`);
+          l.visibilityData = parseEnvVisibility(await e.arrayBuffer(), model.count, l.visibility);
+        }
+  }
   const v = new Viewer(document.getElementById('canvas'), model, scene, lightSetups);
   v.attachControls();
   v.lit.attachControls();
