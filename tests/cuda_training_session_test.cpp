@@ -1,0 +1,182 @@
+// The CUDA backend's device training session (backend/cuda/device_training_session.h)
+// run against the emulator: the same session code the device runs, on the host. One step
+// against the CPU session (loss, gradients through Adam's first moments, statistics),
+// determinism, a state round trip, and a short training run that must end far above the
+// first render's PSNR. The scene is the bundled demo at 25x25 pixels with a few hundred
+// splats, so that the emulated kernels run in seconds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "glint/backend/backend.h"
+#include "glint/backend/cpu/cpu_training_session.h"
+#include "glint/backend/cuda/device_training_session.h"
+#include "glint/io/dataset.h"
+#include "glint/io/image_cache.h"
+#include "glint/io/image_ops.h"
+#include "glint/train/init.h"
+#include "glint/train/metrics.h"
+#include "glint/train/trainer.h"
+#include "model_fixture.h"
+#include "raster_test_util.h"
+#include "training_session_steps.h"
+
+using namespace glint;
+using test::run_step;
+using test::Scene;
+using test::StepOut;
+
+namespace {
+
+// The Trainer's steps on the emulated device session; renders outside training go to the CPU.
+class EmulatedCudaBackend final : public Backend {
+ public:
+  const char* name() const override { return "cuda-emulated"; }
+  void forward_into(const GaussianModel& m, const Camera& c, const RenderSettings& s, RenderOutput& out) override {
+    cpu_->forward_into(m, c, s, out);
+  }
+  void backward(const GaussianModel& m, const Camera& c, const RenderSettings& s, const RenderOutput& out,
+                const RenderGradIn& gin, ModelGrad& grad) override {
+    cpu_->backward(m, c, s, out, gin, grad);
+  }
+  std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
+    return cuda::make_device_training_session(setup, std::move(initial));
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend(1);
+};
+
+void expect_same_set(const SplatSet& a, const SplatSet& b) {
+  test::expect_same_model(a.model, b.model);
+  EXPECT_TRUE(a.adam == b.adam);
+  EXPECT_EQ(a.grad_accum, b.grad_accum);
+  EXPECT_EQ(a.grad_count, b.grad_count);
+  EXPECT_EQ(a.max_radii, b.max_radii);
+}
+
+// Mean PSNR of `m` over the training views (over the dataset's background), on the CPU.
+double mean_psnr(Scene& sc, const GaussianModel& m) {
+  auto cpu = make_cpu_backend(1);
+  RenderSettings rs;
+  for (int c = 0; c < 3; ++c) rs.background[c] = sc.data.background[static_cast<std::size_t>(c)];
+  rs.for_backward = false;
+  double sum = 0;
+  for (std::size_t v = 0; v < sc.data.train.size(); ++v) {
+    const RenderOutput out = cpu->forward(m, sc.data.train[v].camera, rs);
+    ImageF target;
+    composite_float_into(*sc.images.get(v), sc.data.background, target);
+    sum += psnr(out.rgb, target);
+  }
+  return sum / static_cast<double>(sc.data.train.size());
+}
+
+}  // namespace
+
+TEST(CudaTrainingSession, OneStepMatchesTheCpuSession) {
+  Scene sc(400);
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  auto emu = cuda::make_device_training_session(sc.setup(), sc.initial());
+  ASSERT_EQ(emu->size(), cpu->size());
+  const StepOut a = run_step(*cpu, 3, 1, 1, false), b = run_step(*emu, 3, 1, 1, false);
+  EXPECT_NEAR(b.loss, a.loss, 1e-5 * a.loss);
+  EXPECT_EQ(b.visible, a.visible);
+  EXPECT_GT(a.visible, cpu->size() / 4);
+  EXPECT_EQ(b.adam, -1);
+  const SplatSet& sa = cpu->state();
+  const SplatSet& sb = emu->state();
+  // Adam's first moment after one step is (1 - beta1) times the gradient: the step's
+  // gradients, compared with the tolerances the emulated backward is held to.
+  const std::size_t slack = sa.size() / 100 + 1;
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    EXPECT_TRUE(test::grads_close(kParamGroupNames[gi], sb.adam.groups()[gi].m, sa.adam.groups()[gi].m, 1e-3,
+                                  slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+    // Adam's first step moves every value by about its learning rate, either way: values
+    // whose gradient is rounding noise may go either way on the two backends
+    EXPECT_TRUE(test::images_close(std::string("params ") + kParamGroupNames[gi], sb.param(g), sa.param(g), 1e-5,
+                                   slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+    EXPECT_EQ(sb.adam.groups()[gi].step, sa.adam.groups()[gi].step);
+  }
+  EXPECT_EQ(sb.grad_count, sa.grad_count);
+  EXPECT_EQ(sb.max_radii, sa.max_radii);
+  EXPECT_TRUE(test::grads_close("grad_accum", sb.grad_accum, sa.grad_accum, 1e-3, slack));
+  double gmax = 0;
+  for (float v : sa.adam.groups()[kOpacity].m) gmax = std::max(gmax, std::fabs(double(v)));
+  EXPECT_GT(gmax, 1e-6);  // the gradients reach the splats
+  EXPECT_EQ(emu->first_non_finite_group(true), -1);
+}
+
+TEST(CudaTrainingSession, SelectiveAdamLeavesUnseenSplatsAsTheCpuDoes) {
+  Scene sc(400);
+  SplatSet init = sc.initial();
+  for (std::size_t i = 0; i < init.size(); i += 7) init.model.means[3 * i] += 50.f;  // out of every view
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), init);
+  auto emu = cuda::make_device_training_session(sc.setup(), init);
+  const StepOut a = run_step(*cpu, 0, 1, 0, true), b = run_step(*emu, 0, 1, 0, true);
+  ASSERT_EQ(a.visible, b.visible);
+  ASSERT_LT(a.visible, cpu->size());  // some splats are out of view, and must not move
+  const SplatSet& sa = cpu->state();
+  const SplatSet& sb = emu->state();
+  std::size_t unseen = 0;
+  for (std::size_t i = 0; i < sa.size(); ++i) {
+    if (sa.grad_count[i] > 0) continue;
+    ++unseen;
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(sb.model.means[3 * i + k], init.model.means[3 * i + k]) << "splat " << i;
+    ASSERT_EQ(sb.adam.groups()[kMeans].m[3 * i], 0.f);
+  }
+  EXPECT_GT(unseen, 0u);
+}
+
+TEST(CudaTrainingSession, TwoRunsGiveTheSameBits) {
+  Scene sc(300);
+  auto a = cuda::make_device_training_session(sc.setup(), sc.initial());
+  auto b = cuda::make_device_training_session(sc.setup(), sc.initial());
+  for (long step = 1; step <= 4; ++step) {
+    const StepOut x = run_step(*a, static_cast<std::size_t>(step) % sc.data.train.size(), step, 1, true);
+    const StepOut y = run_step(*b, static_cast<std::size_t>(step) % sc.data.train.size(), step, 1, true);
+    ASSERT_EQ(x.loss, y.loss) << "step " << step;
+  }
+  expect_same_set(a->state(), b->state());
+}
+
+TEST(CudaTrainingSession, StateThenLoadContinuesIdentically) {
+  Scene sc(300);
+  auto a = cuda::make_device_training_session(sc.setup(), sc.initial());
+  for (long step = 1; step <= 3; ++step) run_step(*a, static_cast<std::size_t>(step), step, 1, false);
+  const SplatSet saved = a->state();  // a copy, as a checkpoint holds it
+  auto b = cuda::make_device_training_session(sc.setup(), sc.initial());
+  b->load(saved);
+  b->set_sh_degree(saved.model.sh_degree);
+  for (long step = 4; step <= 5; ++step) {
+    const StepOut x = run_step(*a, static_cast<std::size_t>(step), step, 1, false);
+    const StepOut y = run_step(*b, static_cast<std::size_t>(step), step, 1, false);
+    ASSERT_EQ(x.loss, y.loss) << "step " << step;
+  }
+  expect_same_set(a->state(), b->state());
+}
+
+// A few hundred steps of the Trainer on the emulated session, densification (a host round
+// trip) included: the model ends far above where it started.
+TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
+  Scene sc(300);
+  EmulatedCudaBackend backend;
+  TrainOptions o;
+  o.steps = 300;
+  o.seed = 3;
+  o.densify.densify_from = 100;
+  o.densify.densify_every = 100;
+  o.densify.densify_until = 250;
+  o.densify.grad_threshold = 1e-5f;
+  Trainer t(sc.data, o, backend, sc.images);
+  const double first = mean_psnr(sc, t.model());
+  std::size_t splats_before = t.model().size();
+  while (t.current_step() < o.steps) t.step();
+  const double last = mean_psnr(sc, t.model());
+  EXPECT_GT(last, first + 5.0) << "first " << first << " dB, last " << last << " dB";
+  EXPECT_NE(t.model().size(), splats_before);  // densification ran on the host and came back
+}
