@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "glint/backend/backend.h"
@@ -181,4 +182,91 @@ TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
   EXPECT_GT(last, first + 5.0) << "first " << first << " dB, last " << last << " dB";
   std::printf("emulated training: %.2f dB -> %.2f dB, %zu -> %zu splats\n", first, last, splats_before, t.model().size());
   EXPECT_NE(t.model().size(), splats_before);  // densification ran on the host and came back
+}
+
+// MCMC's regulariser on the device, its value and its gradients (added to the render's),
+// against the CPU session's.
+TEST(CudaTrainingSession, McmcRegulariserMatchesTheCpuSession) {
+  Scene sc(300);
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  auto emu = cuda::make_device_training_session(sc.setup(), sc.initial());
+  McmcOptions o;
+  o.opacity_reg = 0.3f;
+  o.scale_reg = 0.2f;
+  double reg[2] = {0, 0};
+  TrainingSession* sessions[2] = {cpu.get(), emu.get()};
+  for (int k = 0; k < 2; ++k) {
+    TrainingSession& s = *sessions[k];
+    s.set_target(2, 1, {0.f, 0.f, 0.f});
+    RenderSettings rs;
+    s.render(rs);
+    s.photometric_loss();
+    s.backward();
+    s.visibility();
+    reg[k] = s.mcmc_regularizer(o);
+    s.adam({1e-3f, 5e-3f, 1e-3f, 5e-2f, 2.5e-3f, 1.25e-4f}, false, 0);
+  }
+  EXPECT_NEAR(reg[1], reg[0], 1e-6 * reg[0]);
+  EXPECT_GT(reg[0], 0.0);
+  const SplatSet& sa = cpu->state();
+  const SplatSet& sb = emu->state();
+  const std::size_t slack = sa.size() / 100 + 1;
+  EXPECT_TRUE(test::grads_close("opacity", sb.adam.groups()[kOpacity].m, sa.adam.groups()[kOpacity].m, 1e-3, slack));
+  EXPECT_TRUE(
+      test::grads_close("log_scales", sb.adam.groups()[kLogScales].m, sa.adam.groups()[kLogScales].m, 1e-3, 3 * slack));
+}
+
+// The host round trips (densification, MCMC's noise and refinement) run train/'s CPU code
+// on the downloaded arrays: from the same state and the same generator they give the CPU
+// session's bits, and at steps their schedules skip they change nothing.
+TEST(CudaTrainingSession, HostRoundTripsGiveTheCpuSessionsBits) {
+  Scene sc(300);
+  SplatSet init = sc.initial();
+  for (std::size_t i = 0; i < init.size(); i += 3) init.grad_accum[i] = 1.f, init.grad_count[i] = 1.f;  // to densify
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), init);
+  auto emu = cuda::make_device_training_session(sc.setup(), init);
+  DensifyOptions d;
+  d.densify_from = 10;
+  d.densify_every = 10;
+  McmcOptions m;
+  m.refine_from = 10;
+  m.refine_every = 10;
+  Rng ra(7), rb(7);
+  const DensifyReport skip = emu->densify(15, 2.0, d, rb);
+  EXPECT_FALSE(skip.densified || skip.opacity_reset);
+  ASSERT_EQ(cpu->densify(15, 2.0, d, ra).densified, false);
+  const DensifyReport da = cpu->densify(20, 2.0, d, ra), db = emu->densify(20, 2.0, d, rb);
+  EXPECT_TRUE(db.densified);
+  EXPECT_EQ(db.cloned + db.split + db.pruned, da.cloned + da.split + da.pruned);
+  expect_same_set(emu->state(), cpu->state());
+  SplatSet mid = cpu->state();
+  for (std::size_t i = 0; i < mid.size(); i += 5) mid.model.opacity_logits[i] = -8.f;  // dead for MCMC
+  cpu->load(mid);
+  emu->load(mid);
+  cpu->mcmc_noise(1e-4f, m, ra);
+  emu->mcmc_noise(1e-4f, m, rb);
+  const McmcReport ma = cpu->mcmc_refine(30, m, ra), mb = emu->mcmc_refine(30, m, rb);
+  EXPECT_TRUE(mb.refined);
+  EXPECT_EQ(mb.relocated, ma.relocated);
+  EXPECT_GT(mb.relocated, 0u);
+  EXPECT_EQ(mb.added, ma.added);
+  expect_same_set(emu->state(), cpu->state());
+  EXPECT_EQ(emu->size(), cpu->size());
+}
+
+TEST(CudaTrainingSession, FindsTheFirstNonFiniteGroup) {
+  Scene sc(100);
+  SplatSet init = sc.initial();
+  init.model.sh_dc[7] = std::numeric_limits<float>::infinity();
+  init.model.sh_rest[40] = std::numeric_limits<float>::quiet_NaN();
+  auto emu = cuda::make_device_training_session(sc.setup(), init);
+  EXPECT_EQ(emu->first_non_finite_group(false), kShDc);
+  init.model.sh_dc[7] = 0.f;
+  emu->load(init);
+  EXPECT_EQ(emu->first_non_finite_group(true), kShRest);
+  init.model.sh_rest[40] = 0.f;
+  emu->load(init);
+  EXPECT_EQ(emu->first_non_finite_group(false), -1);
 }
