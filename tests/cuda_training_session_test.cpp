@@ -270,3 +270,27 @@ TEST(CudaTrainingSession, FindsTheFirstNonFiniteGroup) {
   emu->load(init);
   EXPECT_EQ(emu->first_non_finite_group(false), -1);
 }
+
+// Views past the device image budget are uploaded by the step that needs them, and
+// coarse-to-fine targets are downscaled on the host: the same target either way, and the
+// downscaled one the CPU session's.
+TEST(CudaTrainingSession, StreamedAndDownscaledTargetsMatch) {
+  Scene sc(200);
+  TrainingSetup kept = sc.setup(), streamed = sc.setup();
+  streamed.device_images_mb = 0;
+  auto a = cuda::make_device_training_session(kept, sc.initial());
+  auto b = cuda::make_device_training_session(streamed, sc.initial());
+  EXPECT_EQ(run_step(*a, 4, 1, 0, false).loss, run_step(*b, 4, 1, 0, false).loss);
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  auto c = cuda::make_device_training_session(kept, sc.initial());
+  double loss[2] = {0, 0};
+  TrainingSession* sessions[2] = {cpu.get(), c.get()};
+  for (int k = 0; k < 2; ++k) {
+    const Camera cam = sessions[k]->set_target(1, 2, {1.f, 1.f, 1.f});
+    EXPECT_EQ(cam.width, sc.data.train[1].camera.width / 2);
+    sessions[k]->render(RenderSettings{});
+    loss[k] = sessions[k]->photometric_loss();
+  }
+  EXPECT_NEAR(loss[1], loss[0], 1e-5 * loss[0]);
+}

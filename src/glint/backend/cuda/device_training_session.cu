@@ -221,6 +221,7 @@ int DeviceTrainingSession::adam(const GroupRates& rates, bool selective, int sh_
   const std::size_t n = dev_.n;
   const AdamOptions& o = host_.adam.options();
   const int deg = std::clamp(sh_degree, 0, kMaxShDegree);
+  if (selective && visible_.size() != n) throw Error("CUDA training: selective adam before visibility");
   clear(counters_.data() + 1, kNumParamGroups);
   for (int g = 0; g < kNumParamGroups; ++g) {
     const auto gi = static_cast<std::size_t>(g);
