@@ -154,12 +154,20 @@ TEST(CudaTrainingSession, StateThenLoadContinuesIdentically) {
   auto b = cuda::make_device_training_session(sc.setup(), sc.initial());
   b->load(saved);
   b->set_sh_degree(saved.model.sh_degree);
+  // the state is portable: the CPU session continues from it too (to the tolerances)
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  cpu->load(saved);
   for (long step = 4; step <= 5; ++step) {
     const StepOut x = run_step(*a, static_cast<std::size_t>(step), step, 1, false);
     const StepOut y = run_step(*b, static_cast<std::size_t>(step), step, 1, false);
+    const StepOut z = run_step(*cpu, static_cast<std::size_t>(step), step, 1, false);
     ASSERT_EQ(x.loss, y.loss) << "step " << step;
+    EXPECT_NEAR(z.loss, x.loss, 1e-4 * x.loss) << "step " << step;
   }
   expect_same_set(a->state(), b->state());
+  EXPECT_TRUE(test::images_close("means after the CPU's steps", cpu->state().model.means, a->state().model.means, 1e-4,
+                                 a->size() / 50 + 1));
 }
 
 // A few hundred steps of the Trainer on the emulated session, densification (a host round
