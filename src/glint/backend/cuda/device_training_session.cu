@@ -40,11 +40,13 @@ class DeviceTrainingSession final : public TrainingSession {
   void load(SplatSet set) override {
     host_ = std::move(set);
     dev_.upload_from(host_);
+    host_current_ = true;
     checked_ = false;
     rendered_ = false;
   }
   const SplatSet& state() override {
-    dev_.download_into(host_);
+    if (!host_current_) dev_.download_into(host_);
+    host_current_ = true;
     return host_;
   }
   std::size_t size() const override { return dev_.n; }
@@ -95,7 +97,7 @@ class DeviceTrainingSession final : public TrainingSession {
   // The arrays to the host, train/'s CPU code on them, the arrays back (a row edit).
   template <class F>
   auto on_host(F&& f) {
-    dev_.download_into(host_);
+    state();
     auto result = f(host_);
     dev_.upload_from(host_);
     return result;
@@ -103,6 +105,7 @@ class DeviceTrainingSession final : public TrainingSession {
 
   TrainingSetup setup_;
   SplatSet host_;  // the scalars always; the arrays as of the last load, state or round trip
+  bool host_current_ = true;  // host_'s arrays equal the device's (no kernel wrote them since)
   DeviceModel dev_;
   bool checked_ = false;  // a full finiteness check has read the parameters since they were loaded
   // the training views as decoded (8-bit), when they fit the budget; else streamed per step
@@ -222,6 +225,7 @@ int DeviceTrainingSession::adam(const GroupRates& rates, bool selective, int sh_
   const AdamOptions& o = host_.adam.options();
   const int deg = std::clamp(sh_degree, 0, kMaxShDegree);
   if (selective && visible_.size() != n) throw Error("CUDA training: selective adam before visibility");
+  host_current_ = false;
   clear(counters_.data() + 1, kNumParamGroups);
   for (int g = 0; g < kNumParamGroups; ++g) {
     const auto gi = static_cast<std::size_t>(g);
@@ -254,6 +258,7 @@ int DeviceTrainingSession::adam(const GroupRates& rates, bool selective, int sh_
 
 void DeviceTrainingSession::accumulate_densify_stats(long step, const DensifyOptions& o) {
   if (step >= o.densify_until) return;
+  host_current_ = false;
   const float sx = 0.5f * static_cast<float>(camera_.width), sy = 0.5f * static_cast<float>(camera_.height);
   launch(densify_stats_kernel, shape_for(dev_.n), grads_.mean2d.cspan(), frame_.radii.cspan(), sx, sy,
          DensifyStatsSpans{dev_.grad_accum.span(), dev_.grad_count.span(), dev_.max_radii.span()});
