@@ -1,9 +1,11 @@
 // The CUDA backend's device training session (backend/cuda/device_training_session.h)
 // run against the emulator: the same session code the device runs, on the host. One step
 // against the CPU session (loss, gradients through Adam's first moments, statistics),
-// determinism, a state round trip, and a short training run that must end far above the
-// first render's PSNR. The scene is the bundled demo at 25x25 pixels with a few hundred
-// splats, so that the emulated kernels run in seconds.
+// selective Adam, MCMC's regulariser, the host round trips, the finiteness check, streamed
+// and downscaled targets, determinism, a state round trip, and a short training run that
+// must end far above the first render's PSNR. The scene (training_session_steps.h) is the
+// bundled demo at 25x25 pixels with a few hundred splats, so that the emulated kernels run
+// in seconds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
