@@ -169,7 +169,7 @@ TEST(CudaEmulation, SharedMemoryAndBarriersPerBlock) {
 
 TEST(CudaEmulation, ThreadsThatReturnEarlyLeaveTheBarrier) {
   std::uint32_t counter = 0;
-  launch(early_exit_kernel, shape_for(100, 64), std::uint32_t{100}, DeviceSpan<std::uint32_t>{&counter, 1});
+  launch(early_exit_kernel, LaunchShape{dim3(2), dim3(64)}, std::uint32_t{100}, DeviceSpan<std::uint32_t>{&counter, 1});
   EXPECT_EQ(counter, 100u);
 }
 

@@ -40,10 +40,10 @@ struct Recorder final : RunObserver {
   std::atomic<bool>* stop_at_step = nullptr;
   long stop_step = 0;
   void on_eval(long step, const EvalReport&) override { evals.push_back(step); }
-  void on_step(const StepResult& r, const RunProgress& p, const GaussianModel& m) override {
+  void on_step(const StepResult& r, const RunProgress& p, const StepModel& m) override {
     EXPECT_EQ(r.step, p.step);
     steps.push_back(r.step);
-    last_model_size = m.size();
+    last_model_size = m().size();
     if (stop_at_step && r.step == stop_step) *stop_at_step = true;
   }
   void on_checkpoint(const std::string&, long step) override { checkpoints.push_back(step); }

@@ -21,17 +21,18 @@ class LiveObserver final : public RunObserver {
  public:
   LiveObserver(view::Site& site, double every_s) : pub_(site, every_s) {}
 
-  void on_step(const StepResult&, const RunProgress& p, const GaussianModel& m) override {
-    last_model_ = &m;
+  void on_step(const StepResult&, const RunProgress& p, const StepModel& model) override {
+    if (!last_model_) last_model_ = model;
     last_ = p;
     const bool last_step = p.step >= p.steps;
-    pub_.offer(m, status(p, last_step ? "done" : "training"), last_step);
+    // the model is fetched (from a device, for the CUDA session) only when it is published
+    if (pub_.due(last_step)) pub_.offer(model(), status(p, last_step ? "done" : "training"), last_step);
   }
   void on_finish(const RunResult& r) override {
     if (!last_model_) return;  // no step ran
     const char* state = r.interrupted ? "interrupted" : "done";
     if (pub_.published_step() != last_.step || pub_.published_state() != state)
-      pub_.offer(*last_model_, status(last_, state), true);
+      pub_.offer(last_model_(), status(last_, state), true);
   }
 
  private:
@@ -42,7 +43,7 @@ class LiveObserver final : public RunObserver {
   RunProgress last_;
   // The model the last step left. Every hook runs inside TrainingRun::run, where the
   // trainer that owns it lives, so it is still valid in on_finish.
-  const GaussianModel* last_model_ = nullptr;
+  StepModel last_model_;
 };
 
 }  // namespace

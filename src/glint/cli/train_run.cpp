@@ -46,7 +46,7 @@ class CliObserver final : public RunObserver {
     started_ = true;
     if (!a_.quiet) std::fprintf(stderr, "test PSNR before training (step %ld): %.2f dB\n", step, r.mean_psnr);
   }
-  void on_step(const StepResult& r, const RunProgress& p, const GaussianModel&) override {
+  void on_step(const StepResult& r, const RunProgress& p, const StepModel&) override {
     last_loss_ = r.loss;
     if (!a_.quiet)
       progress_.update(r.step, "loss " + fmt("%.4f", r.loss) + "  splats " + std::to_string(r.splats) +

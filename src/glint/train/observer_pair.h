@@ -10,7 +10,7 @@ class ObserverPair final : public RunObserver {
   ObserverPair(RunObserver& a, RunObserver& b) : a_(a), b_(b) {}
   void on_resumed(const std::string& c, long s) override { a_.on_resumed(c, s), b_.on_resumed(c, s); }
   void on_eval(long s, const EvalReport& r) override { a_.on_eval(s, r), b_.on_eval(s, r); }
-  void on_step(const StepResult& r, const RunProgress& p, const GaussianModel& m) override {
+  void on_step(const StepResult& r, const RunProgress& p, const StepModel& m) override {
     a_.on_step(r, p, m);
     b_.on_step(r, p, m);
   }

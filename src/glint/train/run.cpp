@@ -97,6 +97,7 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
   };
   const long first_step = trainer.current_step();
   const auto t_loop = clock::now();
+  const StepModel step_model = [&trainer]() -> const GaussianModel& { return trainer.model(); };
   while (trainer.current_step() < train_.steps) {
     if (stop.load()) {
       res.interrupted = true;
@@ -115,7 +116,7 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
       observer.on_eval(r.step, e);
     }
     if (options_.save_every > 0 && r.step % options_.save_every == 0) save_ckpt();
-    observer.on_step(r, prog, trainer.model());
+    observer.on_step(r, prog, step_model);
   }
   res.train_time_s = std::chrono::duration<double>(clock::now() - t_loop).count();
   res.steps = trainer.current_step();

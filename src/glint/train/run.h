@@ -9,6 +9,7 @@
 //   scene.ply (and scene.splat with write_splat), cameras.json (every train and test
 //   camera), eval.json (scores, timings, options), checkpoint.glintckp or checkpoint_path.
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "glint/backend/backend.h"
@@ -42,6 +43,9 @@ struct RunResult {
   long thread_switches = 0;  // times the governor changed it
 };
 
+// The model a training step left, fetched on demand (RunObserver::on_step).
+using StepModel = std::function<const GaussianModel&()>;
+
 // Every hook has an empty default; the run calls them on its own thread.
 class RunObserver {
  public:
@@ -49,8 +53,10 @@ class RunObserver {
   virtual void on_resumed(const std::string& /*checkpoint*/, long /*step*/) {}
   // step 0 (or the resumed step): the score before training
   virtual void on_eval(long /*step*/, const EvalReport&) {}
-  // After every step, with the model as the step left it.
-  virtual void on_step(const StepResult&, const RunProgress&, const GaussianModel&) {}
+  // After every step; model() is the model as the step left it, valid until the next
+  // step, fetched only when called (a device backend's session then copies it from device
+  // memory, so an observer that does not read it every step costs nothing).
+  virtual void on_step(const StepResult&, const RunProgress&, const StepModel& /*model*/) {}
   virtual void on_checkpoint(const std::string& /*path*/, long /*step*/) {}
   // Each test view of the final evaluation: its score and its (clamped) render.
   virtual void on_final_view(const ViewScore&, const ImageF&) {}

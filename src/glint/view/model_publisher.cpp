@@ -18,6 +18,10 @@ double steady_seconds() {
 ModelPublisher::ModelPublisher(Site& site, double every_s, Clock clock)
     : site_(site), every_s_(every_s), clock_(clock ? std::move(clock) : Clock(steady_seconds)) {}
 
+bool ModelPublisher::due(bool force) const {
+  return !published_any_ || force || every_s_ <= 0 || clock_() - last_s_ >= every_s_;
+}
+
 bool ModelPublisher::offer(const GaussianModel& m, const LiveStatus& s, bool force) {
   const double now = clock_();
   if (published_any_ && !force && every_s_ > 0 && now - last_s_ < every_s_) return false;

@@ -30,6 +30,8 @@ class ModelPublisher {
 
   // Returns whether it published. The first offer is always published.
   bool offer(const GaussianModel& m, const LiveStatus& s, bool force = false);
+  // Whether an offer now would publish (so a caller can skip fetching the model).
+  bool due(bool force = false) const;
 
   long published_step() const { return published_step_; }
   const std::string& published_state() const { return published_state_; }

@@ -2,10 +2,12 @@
 // The image the blend stages write, as its kernels take it (one block a 16x16 tile).
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/core/hd.h"
 #include "glint/render/view.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 struct BlendImage {
   std::int32_t width, height, tiles_x;
@@ -34,4 +36,5 @@ GLINT_HD inline TilePixel tile_pixel(const BlendImage& img, std::uint32_t tile, 
   return p;
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -3,9 +3,11 @@
 // a render that wants any other output of backend/render_outputs.h (or AbsGS's statistic)
 // goes whole to the CPU backend it keeps, said once on stderr, so that every command works
 // on a GPU machine while the device kernels for those outputs do not exist (its backward
-// then goes there too, by the forward state's type). Training is a hybrid session: the CPU
-// backend's training session (loss, Adam, densification on the host) with this backend as
-// its rasterizer, so every step uploads the model and downloads the render and gradients.
+// then goes there too, by the forward state's type). Training runs on the device
+// (device_training_session.h); a setup whose steps render other outputs (the geometry
+// regularisers) trains with the hybrid session instead: the CPU backend's training session
+// (loss, Adam, densification on the host) with this backend as its rasterizer, so every
+// step uploads the model and downloads the render and gradients.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +18,8 @@
 
 #include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/cuda/cuda_backend.h"
+#include "glint/backend/cuda/device_outputs.h"
+#include "glint/backend/cuda/device_training_session.h"
 #include "glint/backend/cuda/forward_stages.h"
 #include "glint/core/error.h"
 #include "glint/render/view.h"
@@ -23,29 +27,14 @@
 namespace glint {
 namespace {
 
-template <class T>
-void upload(cuda::DeviceBuffer<T>& b, const T* src, std::size_t n) {
-  b.resize(n);
-  if (n > 0) cuda::check(cudaMemcpy(b.data(), src, n * sizeof(T), cudaMemcpyHostToDevice), "upload");
-}
-template <class T>
-void download(const cuda::DeviceBuffer<T>& b, std::vector<T>& out) {
-  out.resize(b.size());
-  if (!out.empty()) cuda::check(cudaMemcpy(out.data(), b.data(), out.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
-}
+using cuda::download;
+using cuda::upload;
+
 void download_image(const cuda::DeviceBuffer<float>& b, int w, int h, int c, ImageF& img) {
   if (img.width != w || img.height != h || img.channels != c ||
       img.data.size() != static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c))
     img = ImageF(w, h, c);
   download(b, img.data);
-}
-
-// The outputs this backend does not render yet: the first one asked for, or null.
-const char* missing_output(const RenderSettings& s) {
-  for (int i = 0; i < aov::kCount; ++i)
-    if (i != aov::alpha && wants(s, aov::Id(i))) return aov::kInfo[i].name;
-  if (s.want_mean2d_abs) return "mean2d_abs (AbsGS's statistic)";
-  return nullptr;
 }
 
 // A forward's device state: the model as it was uploaded and the frame's buffers, which
@@ -70,8 +59,11 @@ class CudaBackend final : public Backend {
                     RenderOutput& out) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
+  // The device session (device_training_session.h), unless the steps render outputs the
+  // device renderer does not draw: then the hybrid, the CPU's session over this backend.
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    return cpu::make_cpu_training_session(*this, setup, std::move(initial));
+    if (setup.renders_geometry) return cpu::make_cpu_training_session(*this, setup, std::move(initial));
+    return cuda::make_device_training_session(setup, std::move(initial));
   }
 
  private:
@@ -93,7 +85,7 @@ class CudaBackend final : public Backend {
 
 void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                                RenderOutput& out) {
-  if (const char* what = missing_output(settings)) {
+  if (const char* what = cuda::missing_device_output(settings)) {
     if (!said_cpu_)
       std::fprintf(stderr, "glint: the CUDA backend renders colour and alpha only so far; renders with %s run on the CPU\n",
                    what);
@@ -158,7 +150,7 @@ void CudaBackend::backward(const GaussianModel& model, const Camera& camera, con
     upload(d_rgb_, gin.d_rgb, 3 * pixels);
   } else {  // null is zero
     d_rgb_.resize(3 * pixels);
-    cuda::check(cudaMemset(d_rgb_.data(), 0, 3 * pixels * sizeof(float)), "d_rgb");
+    cuda::clear(d_rgb_);
   }
   if (gin.d_alpha)
     upload(d_alpha_, gin.d_alpha, pixels);

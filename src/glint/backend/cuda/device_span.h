@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/core/hd.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 template <class T>
 struct DeviceSpan {
@@ -24,4 +26,5 @@ struct DeviceSpan {
 static_assert(sizeof(DeviceSpan<float>) == 16 && alignof(DeviceSpan<float>) == 8);
 static_assert(std::is_trivially_copyable_v<DeviceSpan<float>>);
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -1,12 +1,13 @@
 #pragma once
 // CUDA's execution model on the host, so that the CUDA backend's kernels also run in the
 // normal test suite, under the sanitizers and in a debugger: a grid's blocks run one after
-// another, the threads of a block each on their own std::thread, __syncthreads is a
-// std::barrier of the block, __shared__ variables are function statics (one block runs at
-// a time, so each block has them to itself). Only what the kernels use is here.
+// another, the threads of a block are fibers on the launching thread, each running until
+// __syncthreads or its end (emulation.cpp), __shared__ variables are function statics (one
+// block runs at a time, so each block has them to itself). Only what the kernels use is
+// here. One interleaving every run: the emulator finds indexing errors and uninitialised
+// reads, not data races between a block's threads.
 // Included instead of the CUDA runtime when the compiler is not nvcc (cuda_api.h).
 #include <atomic>
-#include <barrier>
 #include <cstdint>
 #include <functional>
 
@@ -16,18 +17,20 @@ struct dim3 {
 };
 
 namespace glint::cuda_emu {
-// The calling emulated thread's coordinates and its block's barrier.
+// The running emulated thread's coordinates; in_block while a block's fibers run.
 struct ThreadContext {
   dim3 thread_idx, block_idx, block_dim, grid_dim;
-  std::barrier<>* block_barrier = nullptr;
+  bool in_block = false;
 };
 inline thread_local ThreadContext tls;
 
-inline void sync_threads() { tls.block_barrier->arrive_and_wait(); }
+void sync_threads();
 
 // Runs body() once per thread of the grid. Threads that return early leave the barrier, as
-// exited threads no longer take part in __syncthreads on the device.
-void run_grid(dim3 grid, dim3 block, const std::function<void()>& body);
+// exited threads no longer take part in __syncthreads on the device. With independent
+// (a kernel whose threads never meet at a barrier: launch.h's shape_for) each thread runs
+// to its end in turn, no fibers; a __syncthreads there aborts.
+void run_grid(dim3 grid, dim3 block, bool independent, const std::function<void()>& body);
 
 template <class T>
 inline T atomic_add(T* address, T value) {

@@ -1,8 +1,6 @@
 #include "glint/backend/cuda/forward_stages.h"
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-
+#include "glint/backend/cuda/device_algorithms.h"
 #include "glint/backend/cuda/kernels/blend_backward_kernel.h"
 #include "glint/backend/cuda/kernels/blend_kernel.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
@@ -10,6 +8,7 @@
 #include "glint/backend/cuda/launch.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& f) {
@@ -27,12 +26,8 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.counts.resize(n + 1);
   f.offsets.resize(n + 1);
   launch(tile_counts_kernel, shape_for(n + 1), f.splats.cspan(), f.counts.span());
-  std::size_t scratch_bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, f.counts.data(), f.offsets.data(), n + 1), "scan size");
-  f.scratch.resize(scratch_bytes);
-  check(cub::DeviceScan::ExclusiveSum(f.scratch.data(), scratch_bytes, f.counts.data(), f.offsets.data(), n + 1),
-        "scan");
-  check(cudaMemcpy(&f.instances, f.offsets.data() + n, sizeof(std::uint32_t), cudaMemcpyDeviceToHost), "instances");
+  exclusive_sum(f.counts.data(), f.offsets.data(), n + 1, f.scratch);
+  f.instances = download_value(f.offsets.data() + n);
 
   const std::uint32_t m = f.instances;
   f.keys.resize(m);
@@ -46,21 +41,14 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   launch(iota_kernel, shape_for(m), f.slots.span());
   // stable LSD radix sort of the 64-bit keys: tile-major, depth order within a tile; the
   // slots travel along, so the backward knows each sorted instance's splat-major record
-  scratch_bytes = 0;
-  check(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, f.keys.data(), f.sorted_keys.data(), f.slots.data(),
-                                        f.sorted_slot.data(), m),
-        "sort size");
-  f.scratch.resize(scratch_bytes);
-  check(cub::DeviceRadixSort::SortPairs(f.scratch.data(), scratch_bytes, f.keys.data(), f.sorted_keys.data(),
-                                        f.slots.data(), f.sorted_slot.data(), m),
-        "sort");
+  sort_pairs(f.keys.data(), f.sorted_keys.data(), f.slots.data(), f.sorted_slot.data(), m, f.scratch);
   launch(gather_splats_kernel, shape_for(m), f.splat_of_slot.cspan(), f.sorted_slot.cspan(), f.sorted_splat.span());
 
   const int TS = render::kTileSize, tiles_x = (view.width + TS - 1) / TS, tiles_y = (view.height + TS - 1) / TS;
   const auto tiles = static_cast<std::uint32_t>(tiles_x * tiles_y);
   f.tiles = tiles;
   f.ranges.resize(2 * std::size_t(tiles));
-  check(cudaMemset(f.ranges.data(), 0, 2 * std::size_t(tiles) * sizeof(std::uint32_t)), "ranges");
+  clear(f.ranges);
   launch(tile_ranges_kernel, shape_for(m), f.sorted_keys.cspan(), f.ranges.span());
 
   const auto pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
@@ -72,7 +60,7 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.image = img;
   launch(blend_kernel, LaunchShape{dim3(tiles), dim3(kBlendThreads)}, f.splats.cspan(), f.sorted_splat.cspan(),
          f.ranges.cspan(), img, f.rgb.span(), f.alpha.span(), f.t_final.span(), f.last.span());
-  check(cudaGetLastError(), "blend");
+  check_launches("blend");
 }
 
 void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, DeviceSpan<const float> d_rgb,
@@ -93,7 +81,8 @@ void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, DeviceSpan<co
                        grads.sh_dc.span(), grads.sh_rest.span(), grads.mean2d.span()};
   launch(splat_backward_kernel, shape_for(n), f.view, geometry, static_cast<std::int32_t>(f.sh_degree),
          static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.records.cspan(), out);
-  check(cudaGetLastError(), "backward");
+  check_launches("backward");
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

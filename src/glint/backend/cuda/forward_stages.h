@@ -1,10 +1,12 @@
 #pragma once
-// The forward's stages on the device, in order (nvcc only): project -> count and prefix
-// sum -> tile keys -> 64-bit key radix sort -> tile ranges -> blend. Every kernel is one
-// of kernels/; the prefix sum and the sort are CUB's. The same kernels run emulated in
-// tests/cuda_emulation_test.cpp.
+// The forward's stages on the device, in order: project -> count and prefix sum -> tile
+// keys -> 64-bit key radix sort -> tile ranges -> blend. Every kernel is one of kernels/;
+// the prefix sum and the sort are device_algorithms.h's (CUB's under nvcc). Compiled by
+// nvcc for the device and by the host compiler against the emulator (emulated/), where
+// the tests run the whole stage sequence.
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/blend_image.h"
 #include "glint/backend/cuda/device_buffer.h"
 #include "glint/backend/cuda/projected_splat.h"
@@ -12,6 +14,7 @@
 #include "glint/render/view.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 // A frame's device state, kept from frame to frame so that steady rendering allocates
 // nothing.
@@ -47,4 +50,5 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
 void backward_frame(const SplatGeometry& geometry, DeviceFrame& frame, DeviceSpan<const float> d_rgb,
                     DeviceSpan<const float> d_alpha, DeviceGrads& grads);
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

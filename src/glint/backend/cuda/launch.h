@@ -8,17 +8,23 @@
 #include <type_traits>
 #include <utility>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 struct LaunchShape {
   dim3 grid, block;
+  // The block's threads never meet at __syncthreads: the emulator may then run them one
+  // after another on one host thread (emulation.h), which is what makes emulated
+  // elementwise kernels cheap. Kernels with barriers take a shape with this false.
+  bool independent = false;
 };
 
-// One thread per element, `threads` a block.
+// One thread per element, `threads` a block; for kernels without barriers.
 inline LaunchShape shape_for(std::size_t elements, unsigned threads = 256) {
-  return {dim3(static_cast<unsigned>((elements + threads - 1) / threads)), dim3(threads)};
+  return {dim3(static_cast<unsigned>((elements + threads - 1) / threads)), dim3(threads), true};
 }
 
 template <class... Params, class... Args>
@@ -30,8 +36,9 @@ void launch(void (*kernel)(Params...), const LaunchShape& shape, Args&&... args)
 #if defined(__CUDACC__)
   kernel<<<shape.grid, shape.block>>>(std::forward<Args>(args)...);
 #else
-  cuda_emu::run_grid(shape.grid, shape.block, [&] { kernel(args...); });
+  cuda_emu::run_grid(shape.grid, shape.block, shape.independent, [&] { kernel(args...); });
 #endif
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

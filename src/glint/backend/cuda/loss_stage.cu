@@ -5,6 +5,7 @@
 #include "glint/core/error.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<const float> target, int width,
                                   int height, int channels, float lambda, DeviceSpan<float> grad, LossBuffers& b) {
@@ -20,13 +21,13 @@ LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<con
   b.abs_diff.resize(count);
   b.partials.resize(2 * std::size_t(loss_sum_blocks(static_cast<std::uint32_t>(count))));
   b.sums.resize(2);
-  check(cudaMemset(b.sums.data(), 0, 2 * sizeof(double)), "loss sums");
+  clear(b.sums);
   const LossSpans s{render,           target,           grad,              b.derivs.span(),
                     b.ssim_map.span(), b.abs_diff.span(), b.partials.span(), b.sums.span()};
   photometric_loss_launches(s, loss_image(width, height, channels, lambda));
-  check(cudaGetLastError(), "loss");
+  check_launches("loss");
   double sums[2] = {0, 0};
-  check(cudaMemcpy(sums, b.sums.data(), sizeof(sums), cudaMemcpyDeviceToHost), "loss sums");
+  download(b.sums.data(), 2, sums);
   return loss_value(sums[0], sums[1], count, lambda);
 }
 
@@ -38,7 +39,8 @@ void device_target(DeviceSpan<const std::uint8_t> src, int width, int height, in
     throw Error("target: image and buffer sizes differ");
   const TargetImage t{width, height, channels, {background[0], background[1], background[2]}};
   launch(target_kernel, shape_for(pixels), src, t, out);
-  check(cudaGetLastError(), "target");
+  check_launches("target");
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -1,14 +1,16 @@
 #pragma once
-// Host entry points of the photometric loss on the device (nvcc only; the launches are
+// Host entry points of the photometric loss on the device (nvcc, or emulated; the launches are
 // loss_stages.h's, the kernels in kernels/: loss_kernels.h, ssim_tile_kernels.h,
 // target_kernel.h).
 #include <array>
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_buffer.h"
 #include "glint/train/loss.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 // The loss's scratch, kept from step to step (grown, never shrunk).
 struct LossBuffers {
@@ -25,4 +27,5 @@ LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<con
 void device_target(DeviceSpan<const std::uint8_t> src, int width, int height, int channels,
                    const std::array<float, 3>& background, DeviceSpan<float> out);
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

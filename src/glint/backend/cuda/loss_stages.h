@@ -5,12 +5,14 @@
 // (|render - target|); the caller turns them into the LossValue (loss_value()).
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/kernels/loss_kernels.h"
 #include "glint/backend/cuda/kernels/ssim_tile_kernels.h"
 #include "glint/backend/cuda/launch.h"
 #include "glint/train/loss.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 // Buffers of one loss evaluation over count = width * height * channels values.
 struct LossSpans {
@@ -45,12 +47,13 @@ inline LossImage loss_image(int width, int height, int channels, float lambda) {
   return img;
 }
 
-// sums[which] = the sum of values, in two launches (blocks, then their partial sums).
-inline void sum_into(DeviceSpan<const float> values, DeviceSpan<double> partials, DeviceSpan<double> sums,
-                     std::uint32_t which) {
+// sums[which] = the sum of values (float or double), in two launches (blocks, then their
+// partial sums); partials holds 2 loss_sum_blocks(values.size) values.
+template <class T>
+void sum_into(DeviceSpan<const T> values, DeviceSpan<double> partials, DeviceSpan<double> sums, std::uint32_t which) {
   const std::uint32_t blocks = loss_sum_blocks(values.size);
   const DeviceSpan<double> mine{partials.data + which * blocks, blocks};
-  launch(block_sum_kernel<float>, LaunchShape{dim3(blocks), dim3(kSumThreads)}, values, kSumPerThread, mine);
+  launch(block_sum_kernel<T>, LaunchShape{dim3(blocks), dim3(kSumThreads)}, values, kSumPerThread, mine);
   const std::uint32_t per_thread = (blocks + kSumThreads - 1) / kSumThreads;
   launch(block_sum_kernel<double>, LaunchShape{dim3(1), dim3(kSumThreads)}, mine.as_const(), per_thread,
          DeviceSpan<double>{sums.data + which, 1});
@@ -82,4 +85,5 @@ inline LossValue loss_value(double ssim_sum, double abs_sum, std::uint64_t count
   return out;
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

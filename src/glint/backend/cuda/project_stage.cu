@@ -5,6 +5,7 @@
 #include "glint/backend/cuda/launch.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 void project_stage(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    DeviceSpan<ProjectedSplat> out) {
@@ -12,4 +13,5 @@ void project_stage(const render::ViewT<float>& view, const SplatGeometry& geomet
          static_cast<std::uint32_t>(antialiased), out);
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -5,7 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
+
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 struct ProjectedSplat {
   float mx, my;          // 2D mean, pixels
@@ -25,4 +28,5 @@ static_assert(offsetof(ProjectedSplat, conic) == 8 && offsetof(ProjectedSplat, d
 static_assert(offsetof(ProjectedSplat, ext_x) == 32 && offsetof(ProjectedSplat, tiles) == 40);
 static_assert(offsetof(ProjectedSplat, radius) == 44 && offsetof(ProjectedSplat, rgb) == 48);
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -1,11 +1,14 @@
 #pragma once
-// Host entry points of the training step's device stages (nvcc only; kernels in kernels/).
+// Host entry points of the training step's device stages (nvcc, or emulated; kernels in
+// kernels/).
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/train/adam_value.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 struct AdamGroupSpans;
 
@@ -14,4 +17,5 @@ struct AdamGroupSpans;
 void adam_group(const AdamGroupSpans& group, const AdamConsts& consts, DeviceSpan<const std::uint8_t> visible,
                 DeviceSpan<std::uint32_t> non_finite);
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -5,11 +5,13 @@
 // as they are, as on the CPU. `non_finite` counts the updated values left non-finite.
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/train/adam_value.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 struct AdamGroupSpans {
   DeviceSpan<float> params;
@@ -28,4 +30,5 @@ GLINT_KERNEL void adam_kernel(AdamGroupSpans g, AdamConsts c, DeviceSpan<const s
   if (adam_value(g.params[j], g.grads[j], g.m[j], g.v[j], c)) atomicAdd(&non_finite.data[0], 1u);
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -8,6 +8,7 @@
 // and dL/d(colour).
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/backend/cuda/kernels/blend_kernel.h"
@@ -16,6 +17,7 @@
 #include "glint/render/sh.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 inline constexpr unsigned kRecordFloats = 9;
 
@@ -144,4 +146,5 @@ GLINT_KERNEL void splat_backward_kernel(render::ViewT<float> view, SplatGeometry
   out.mean2d[2 * i + 1] = pg.mean2d[1];
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -7,6 +7,7 @@
 // final transmittance and the end of its blended steps in the tile's list.
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/blend_image.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
@@ -14,6 +15,7 @@
 #include "glint/render/blend.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 
 GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSpan<const std::uint32_t> sorted_splat,
@@ -59,4 +61,5 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
   last[pix] = end_blended;
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -8,11 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/train/ssim_math.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 // The image and the loss's constants, as every loss kernel takes them.
 struct LossImage {
@@ -65,4 +67,5 @@ GLINT_KERNEL void block_sum_kernel(DeviceSpan<const T> values, std::uint32_t per
   if (t == 0) out[k] = part[0];
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

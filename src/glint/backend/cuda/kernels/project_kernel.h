@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/backend/cuda/projected_splat.h"
@@ -16,6 +17,7 @@
 #include "glint/render/view.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 // Calls f(tile index) for every 16x16 tile, in row-major order, whose pixel centres the
 // splat's cut ellipse can reach (the test the CPU backend's tile lists use).
@@ -66,4 +68,5 @@ GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std
   out[i] = s;
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -11,11 +11,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/backend/cuda/kernels/loss_kernels.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 inline constexpr int kSsimTile = 16;
 inline constexpr int kSsimSpan = kSsimTile + 2 * kSsimRadius;  // staged rows and columns
@@ -137,4 +139,5 @@ GLINT_KERNEL void ssim_backward_tile_kernel(DeviceSpan<const float> derivs, Devi
   }
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

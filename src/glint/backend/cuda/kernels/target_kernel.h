@@ -6,10 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 struct TargetImage {
   std::int32_t width, height, channels;  // channels of the 8-bit source
@@ -32,4 +34,5 @@ GLINT_KERNEL void target_kernel(DeviceSpan<const std::uint8_t> src, TargetImage 
   for (int c = 0; c < 3; ++c) o[c] = px[grey ? 0 : c] * (1.f / 255.f) * a + t.background[c] * na;
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
 
 namespace glint::cuda {
+inline namespace GLINT_CUDA_NS {
 
 // view depth > 0: its float bits sort like the floats
 GLINT_HD inline std::uint32_t depth_bits(float depth) {
@@ -75,4 +77,5 @@ GLINT_KERNEL void splat_radii_kernel(DeviceSpan<const ProjectedSplat> splats, De
   radii[i] = splats[i].radius;
 }
 
+}  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

@@ -1,0 +1,61 @@
+// The device training session (backend/cuda/device_training_session.h) on a real GPU: one
+// step against the CPU session (loss, gradients through Adam's first moments, parameters)
+// and two runs bit-identical. The emulated twin is tests/cuda_training_session_test.cpp.
+// Skips (visibly) where no device is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "glint/backend/backend.h"
+#include "glint/backend/cpu/cpu_training_session.h"
+#include "glint/backend/cuda/cuda_backend.h"
+#include "glint/backend/cuda/device_training_session.h"
+#include "raster_test_util.h"
+#include "training_session_steps.h"
+
+using namespace glint;
+
+namespace {
+bool skip_without_gpu() {
+  if (cuda_device_present()) return false;
+  if (std::getenv("GLINT_REQUIRE_GPU")) ADD_FAILURE() << "no CUDA device, and GLINT_REQUIRE_GPU is set";
+  return true;
+}
+}  // namespace
+
+TEST(CudaTrainingSessionDevice, OneStepMatchesTheCpuSession) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  test::Scene sc(400);
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  auto dev = cuda::make_device_training_session(sc.setup(), sc.initial());
+  const test::StepOut a = test::run_step(*cpu, 3, 1, 1, false), b = test::run_step(*dev, 3, 1, 1, false);
+  EXPECT_NEAR(b.loss, a.loss, 1e-5 * a.loss);
+  EXPECT_EQ(b.visible, a.visible);
+  const SplatSet& sa = cpu->state();
+  const SplatSet& sb = dev->state();
+  const std::size_t slack = sa.size() / 100 + 1;
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    EXPECT_TRUE(test::grads_close(kParamGroupNames[gi], sb.adam.groups()[gi].m, sa.adam.groups()[gi].m, 1e-3,
+                                  slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+    EXPECT_TRUE(test::images_close(std::string("params ") + kParamGroupNames[gi], sb.param(g), sa.param(g), 1e-5,
+                                   slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+  }
+  EXPECT_EQ(sb.grad_count, sa.grad_count);
+}
+
+TEST(CudaTrainingSessionDevice, TwoRunsGiveTheSameBits) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  test::Scene sc(2000);
+  auto a = cuda::make_device_training_session(sc.setup(), sc.initial());
+  auto b = cuda::make_device_training_session(sc.setup(), sc.initial());
+  for (long step = 1; step <= 5; ++step) {
+    const auto view = static_cast<std::size_t>(step) % sc.data.train.size();
+    ASSERT_EQ(test::run_step(*a, view, step, 1, true).loss, test::run_step(*b, view, step, 1, true).loss);
+  }
+  const SplatSet& sa = a->state();
+  const SplatSet& sb = b->state();
+  for (int g = 0; g < kNumParamGroups; ++g) EXPECT_EQ(sa.param(g), sb.param(g)) << kParamGroupNames[static_cast<std::size_t>(g)];
+  EXPECT_EQ(sa.grad_accum, sb.grad_accum);
+}
