@@ -170,3 +170,26 @@ TEST(RenderOutputs, RenderAovCountWritesWholeSplatCounts) {
   }
   EXPECT_GE(hi, 2.f) << "the box over the ground blends several splats into a pixel";
 }
+
+// median_depth_only lets the blend stop a pixel at its median step: the median depth keeps
+// its bits, the colour and alpha behind it are left partial, and no backward is possible.
+TEST(RenderOutputs, MedianDepthOnlyKeepsTheMedianAndStopsEarly) {
+  const GaussianModel m = ground_and_box();
+  const Camera cam = top_camera();
+  auto be = make_cpu_backend(2);
+  RenderSettings s = nothing_but_rgb();
+  s.want_median_depth = true;
+  const RenderOutput full = be->forward(m, cam, s);
+  s.median_depth_only = true;
+  const RenderOutput early = be->forward(m, cam, s);
+  EXPECT_TRUE(same_bits(early.median_depth, full.median_depth));
+  EXPECT_FALSE(same_bits(early.rgb, full.rgb)) << "pixels stopped before their last splats";
+  double median_sum = 0;
+  for (float z : full.median_depth.data) median_sum += z;
+  EXPECT_GT(median_sum, 0.0);
+  RenderGradIn gin;
+  std::vector<float> d_rgb(early.rgb.data.size(), 1.f);
+  gin.d_rgb = d_rgb.data();
+  ModelGrad grad;
+  EXPECT_THROW(be->backward(m, cam, s, early, gin, grad), Error);
+}

@@ -33,6 +33,10 @@ struct RenderSettings {
   // that bookkeeping (half the binning's scattered writes), and a backward after such a
   // forward still works, doing the bookkeeping itself (slower than keeping it).
   bool for_backward = true;
+  // Only median_depth will be read (shadow and occlusion maps): a backend may stop blending
+  // a pixel once its median is found, which leaves colour, alpha and the other outputs
+  // partial. Such a forward cannot be differentiated.
+  bool median_depth_only = false;
 };
 
 // What a backward needs from its forward. Each backend derives its own state from this

@@ -23,6 +23,7 @@ std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel&
   s.want_alpha = p.depth == ShadowDepth::Expected;
   s.want_depth = p.depth == ShadowDepth::Expected;
   s.want_median_depth = p.depth == ShadowDepth::Median;
+  s.median_depth_only = s.want_median_depth;
   std::vector<RenderOutput> outs;
   backend.forward_views(model, faces, s, outs);
   std::size_t next = 0;

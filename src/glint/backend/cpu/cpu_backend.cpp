@@ -213,6 +213,8 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   if (!out.saved) throw Error("rasterizer backward: the RenderOutput holds no forward state");
   const auto* st = dynamic_cast<const CpuForwardState*>(out.saved.get());
   if (!st) throw Error("rasterizer backward: the RenderOutput's forward state is another backend's");
+  if (st->settings.median_depth_only)
+    throw Error("rasterizer backward: a median-depth-only forward cannot be differentiated");
   if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
       st->height != camera.height)
     throw Error("rasterizer backward: model or camera differ from the forward pass");

@@ -477,6 +477,10 @@ void forward_impl(const TileForwardArgs& a, int tile) {
         const vi cross = st.ok & (t >= bc(0.5f)) & (st.tn < bc(0.5f));
         Med[gi] = cross ? bc(s.z) : Med[gi];
         MedI[gi] = cross ? bci(std::int32_t(p)) : MedI[gi];
+        if (a.stop_at_median) {  // the median is found: nothing later changes it
+          Live[gi] = Live[gi] & ~cross;
+          live &= ~(std::uint32_t(lane_bits(Live[gi]) == 0) << gi);
+        }
       }
       if constexpr (kCount) Cnt[gi] += st.ok ? bc(1.f) : bc(0.f);
       T[gi] = st.ok ? st.tn : t;

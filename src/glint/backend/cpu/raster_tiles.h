@@ -61,6 +61,8 @@ struct TileForwardArgs {
   // [tiles] one past the last instance the tile's blend reached: it ends where every pixel
   // of the tile has finished
   std::uint32_t* tile_stop;
+  // RenderSettings::median_depth_only: a pixel finishes at its median step.
+  bool stop_at_median;
 };
 
 struct TileBackwardArgs {

@@ -51,6 +51,7 @@ void blend(CpuForwardState& st, RenderOutput& out, int threads) {
   }
   fa.inst_groups = grow(st.inst_groups, std::max<std::uint64_t>(1, total));
   fa.tile_stop = grow(st.tile_stop, std::size_t(ntiles));
+  fa.stop_at_median = settings.median_depth_only && wants(settings, aov::median_depth);
   const unsigned flags = st.flags;
   const CpuKernels& k = *st.kernels;
   // Each band of tile rows is composed (compose.cpp says why there) by the thread that
