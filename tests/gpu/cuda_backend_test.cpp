@@ -1,7 +1,7 @@
 // The CUDA backend class (backend/cuda/cuda_backend.cu) and the device loss on a real GPU:
-// forward and backward through glint::Backend against the CPU backend, outputs it does not
-// render yet as errors, and the loss against the CPU loss. Skips (visibly) where no device
-// is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
+// forward and backward through glint::Backend against the CPU backend, the outputs it
+// leaves to the CPU, what it reports of the device, and the loss against the CPU loss.
+// Skips (visibly) where no device is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -58,9 +58,14 @@ TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
   EXPECT_TRUE(test::grads_close("means", gg.means, cg.means, 1e-3, 6 * slack));
   EXPECT_TRUE(test::grads_close("opacity", gg.opacity_logits, cg.opacity_logits, 1e-3, slack));
   EXPECT_TRUE(test::grads_close("mean2d", gg.mean2d, cg.mean2d, 1e-3, 4 * slack));
+  // Outputs the device does not draw yet come whole from the CPU backend it keeps.
   RenderSettings depth = rs;
   depth.want_depth = true;
-  EXPECT_THROW(gpu->forward(m, cam, depth), Error);
+  const RenderOutput gd = gpu->forward(m, cam, depth), cd = cpu->forward(m, cam, depth);
+  EXPECT_EQ(gd.depth.data, cd.depth.data);
+  // What eval.json reports of the device.
+  EXPECT_FALSE(gpu->device().empty());
+  EXPECT_GT(gpu->peak_device_memory_bytes(), static_cast<long long>(m.size() * sizeof(float) * 3));
 }
 
 TEST(CudaBackendDevice, LossMatchesTheCpuLoss) {

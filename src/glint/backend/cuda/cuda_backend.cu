@@ -54,6 +54,24 @@ struct CudaForwardState final : ForwardState {
 class CudaBackend final : public Backend {
  public:
   const char* name() const override { return "cuda"; }
+  std::string device() const override {
+    int id = 0;
+    cudaDeviceProp p{};
+    if (cudaGetDevice(&id) != cudaSuccess || cudaGetDeviceProperties(&p, id) != cudaSuccess) return "CUDA device";
+    return std::string(p.name) + " (compute " + std::to_string(p.major) + "." + std::to_string(p.minor) + ", " +
+           std::to_string(p.totalGlobalMem >> 20) + " MiB)";
+  }
+  long long peak_device_memory_bytes() const override { return cuda::device_memory_use().peak.load(); }
+  // Outputs the device does not draw yet go to the kept CPU backend as one batch.
+  void forward_views(const GaussianModel& model, const std::vector<Camera>& cameras, const RenderSettings& settings,
+                     std::vector<RenderOutput>& outs) override {
+    if (const char* what = cuda::missing_device_output(settings)) {
+      say_cpu(what);
+      cpu_->forward_views(model, cameras, settings, outs);
+      return;
+    }
+    Backend::forward_views(model, cameras, settings, outs);
+  }
 
   void forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                     RenderOutput& out) override;
@@ -77,6 +95,12 @@ class CudaBackend final : public Backend {
     return st;
   }
   std::vector<std::shared_ptr<CudaForwardState>> pool_;
+  void say_cpu(const char* what) {
+    if (!said_cpu_)
+      std::fprintf(stderr, "glint: the CUDA backend renders colour and alpha only so far; renders with %s run on the CPU\n",
+                   what);
+    said_cpu_ = true;
+  }
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();  // renders what the device cannot yet
   bool said_cpu_ = false;
   cuda::DeviceBuffer<float> d_rgb_, d_alpha_;
@@ -86,10 +110,7 @@ class CudaBackend final : public Backend {
 void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                                RenderOutput& out) {
   if (const char* what = cuda::missing_device_output(settings)) {
-    if (!said_cpu_)
-      std::fprintf(stderr, "glint: the CUDA backend renders colour and alpha only so far; renders with %s run on the CPU\n",
-                   what);
-    said_cpu_ = true;
+    say_cpu(what);
     cpu_->forward_into(model, camera, settings, out);
     return;
   }

@@ -4,6 +4,7 @@
 // under the emulator (cuda_api.h) host memory, so the stages that own buffers compile both
 // ways. The few transfers the stages make (a scalar down, an upload, a clear) are the
 // functions below; device_algorithms.h has the scan and the sort.
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -31,6 +32,21 @@ inline void check_launches(const char* what) {
 #else
   (void)what;
 #endif
+}
+
+// Bytes of device memory the backend's buffers hold now and at most so far (the CUDA
+// runtime's own context and caches are not counted): eval.json's peak device memory.
+struct DeviceMemoryUse {
+  std::atomic<long long> now{0}, peak{0};
+  void add(long long bytes) {
+    const long long v = now.fetch_add(bytes) + bytes;
+    for (long long p = peak.load(); v > p && !peak.compare_exchange_weak(p, v);) {
+    }
+  }
+};
+inline DeviceMemoryUse& device_memory_use() {
+  static DeviceMemoryUse use;
+  return use;
 }
 
 template <class T>
@@ -64,6 +80,7 @@ class DeviceBuffer {
 
  private:
   void release() {
+    device_memory_use().add(-static_cast<long long>(capacity_ * sizeof(T)));
 #if defined(__CUDACC__)
     cudaFree(data_);
 #else
@@ -82,6 +99,7 @@ class DeviceBuffer {
     data_ = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{256}));
 #endif
     capacity_ = n;
+    device_memory_use().add(static_cast<long long>(n * sizeof(T)));
   }
   T* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
