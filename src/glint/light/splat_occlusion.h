@@ -11,6 +11,13 @@
 
 namespace glint {
 
+// Splat i as a surface element: its centre and its normal axis, the column of its rotation
+// for its smallest scale (first on ties), either sign.
+struct SplatSurfel {
+  Vec3d centre, axis;
+};
+SplatSurfel splat_surfel(const GaussianModel& model, std::size_t i);
+
 // [N*2]: index 2i is AO with normal +axis_i, 2i+1 with -axis_i (axis_i the column of the
 // splat's rotation for its smallest scale, first on ties).
 std::vector<float> splat_ambient_occlusion(const AoMaps& maps, const GaussianModel& model);

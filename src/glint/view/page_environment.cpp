@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glint/core/math.h"
-#include "glint/render/project.h"
+#include "glint/light/splat_occlusion.h"
 
 namespace glint::view {
 
@@ -65,14 +65,9 @@ std::string encode_env_visibility_blob(const AoMaps& maps, const EnvLighting& en
   std::vector<float> out(static_cast<std::size_t>(8 * n), 0.f);
 #pragma omp parallel for schedule(dynamic, 256)
   for (long i = 0; i < n; ++i) {
-    const Vec3<float> ls{m.log_scales[3 * i], m.log_scales[3 * i + 1], m.log_scales[3 * i + 2]};
-    const Quat<float> q{m.quats[4 * i], m.quats[4 * i + 1], m.quats[4 * i + 2], m.quats[4 * i + 3]};
-    const Mat3<float> R = quat_to_rotmat(q);
-    const int k = render::hd::shortest_axis(ls);
-    const Vec3d axis{R.m[k], R.m[3 + k], R.m[6 + k]};
-    const Vec3d x{m.means[3 * i], m.means[3 * i + 1], m.means[3 * i + 2]};
+    const SplatSurfel s = splat_surfel(m, static_cast<std::size_t>(i));
     for (int side = 0; side < 2; ++side) {
-      const Vec3d f = residual_factor(maps, env, x, side == 0 ? axis : -1.0 * axis);
+      const Vec3d f = residual_factor(maps, env, s.centre, side == 0 ? s.axis : -1.0 * s.axis);
       float* o = &out[static_cast<std::size_t>(8 * i + 4 * side)];
       o[0] = static_cast<float>(f.x);
       o[1] = static_cast<float>(f.y);

@@ -251,9 +251,10 @@ void main() {
 }
 `;
 
-export const splatFragmentShader = `#version 300 es
-precision highp float;
-
+// The renderer's per-pixel test and alpha of a splat (render/blend.h), shared by the colour
+// and the G-buffer fragment shaders: declarations, then the body that defines `alpha` or
+// discards the fragment.
+const splatAlphaDecls = `
 uniform vec2 u_size;
 
 flat in vec2 v_mean;
@@ -262,12 +263,10 @@ flat in float v_opacity;
 flat in float v_cut;
 flat in vec3 v_value;
 
-out vec4 o_color;
-
 const float kMinAlpha = 1.0 / 255.0;
 const float kMaxAlpha = 0.99;
-
-void main() {
+`;
+const splatAlphaBody = `
   // gl_FragCoord is at pixel centres with y up; the renderer's pixel centres are y down.
   vec2 pix = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
   vec2 d = pix - v_mean;
@@ -275,6 +274,14 @@ void main() {
   if (power > v_cut) discard;
   float alpha = min(kMaxAlpha, v_opacity * exp(-power));
   if (alpha < kMinAlpha) discard;
+`;
+
+export const splatFragmentShader = `#version 300 es
+precision highp float;
+${splatAlphaDecls}
+out vec4 o_color;
+
+void main() {${splatAlphaBody}
   o_color = vec4(v_value * alpha, alpha);
 }
 `;
@@ -283,31 +290,15 @@ void main() {
 // "over" with the splat's alpha): colour, (z, AO, 0), the facing normal.
 export const splatGBufferFragmentShader = `#version 300 es
 precision highp float;
-
-uniform vec2 u_size;
-
+${splatAlphaDecls}
 flat in vec4 v_gbuf0;
 flat in float v_ao;
-flat in vec2 v_mean;
-flat in vec3 v_conic;
-flat in float v_opacity;
-flat in float v_cut;
-flat in vec3 v_value;
 
 layout(location = 0) out vec4 o_color;
 layout(location = 1) out vec4 o_depth;
 layout(location = 2) out vec4 o_normal;
 
-const float kMinAlpha = 1.0 / 255.0;
-const float kMaxAlpha = 0.99;
-
-void main() {
-  vec2 pix = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
-  vec2 d = pix - v_mean;
-  float power = 0.5 * (v_conic.x * d.x * d.x + v_conic.z * d.y * d.y) + v_conic.y * d.x * d.y;
-  if (power > v_cut) discard;
-  float alpha = min(kMaxAlpha, v_opacity * exp(-power));
-  if (alpha < kMinAlpha) discard;
+void main() {${splatAlphaBody}
   o_color = vec4(v_value * alpha, alpha);
   o_depth = vec4(vec3(v_gbuf0.w, v_ao, 0.0) * alpha, alpha);
   o_normal = vec4(v_gbuf0.xyz * alpha, alpha);
