@@ -5,6 +5,27 @@
 // (glint relight --no-delight), capture = sRGB-decoded straight colour. Only pixels of
 // coverage >= 0.5 carry a surface (relighter's alpha threshold) and receive lamp light.
 
+// The G-buffer's surface at pixel p, as the relighter reads a view (coverage >= 0.5, a
+// positive depth and a normal): its world position and unit normal, turned to the eye
+// unless smoothing turned it already. Needs u_depth, u_normal, u_size, u_intr, u_R0..2,
+// u_t, u_eye and u_smoothed declared before it.
+const gbufferSurfaceGlsl = `
+bool gbufferSurface(ivec2 p, out vec3 x, out vec3 n) {
+  vec4 dz = texelFetch(u_depth, p, 0);
+  if (!(dz.a >= 0.5)) return false;
+  float z = dz.r / dz.a;
+  vec3 ns = texelFetch(u_normal, p, 0).rgb;
+  float len = length(ns);
+  if (!(z > 0.0) || len < 1e-8) return false;
+  vec2 uv = vec2(float(p.x) + 0.5, u_size.y - float(p.y) - 0.5);  // pixel index + 0.5, rows top down
+  vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
+  x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
+  n = ns / len;
+  if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
+  return true;
+}
+`;
+
 export const fullscreenVertexShader = `#version 300 es
 const vec2 kPos[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
 void main() { gl_Position = vec4(kPos[gl_VertexID], 0.0, 1.0); }
@@ -187,19 +208,11 @@ float irradiance(vec3 x, vec3 n) {
   return cosT / d2 * spotFactor(x);
 }
 
+${gbufferSurfaceGlsl}
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
-  vec4 dz = texelFetch(u_depth, p, 0);
-  if (!(dz.a >= 0.5)) discard;
-  float z = dz.r / dz.a;
-  vec3 ns = texelFetch(u_normal, p, 0).rgb;
-  float len = length(ns);
-  if (!(z > 0.0) || len < 1e-8) discard;
-  vec2 uv = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);  // pixel index + 0.5, rows top down
-  vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
-  vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
-  vec3 n = ns / len;
-  if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
+  vec3 x, n;
+  if (!gbufferSurface(p, x, n)) discard;
   if (u_aoPass == 1) {
     float w = dot(n, u_lightDir);
     if (w <= 0.0) discard;
@@ -246,19 +259,11 @@ vec3 lookup(vec3 n) {
   float a = fi - float(i0), b = fj - float(j0);
   return (1.0 - b) * ((1.0 - a) * tableAt(i0, j0) + a * tableAt(i1, j0)) + b * ((1.0 - a) * tableAt(i0, j1) + a * tableAt(i1, j1));
 }
+${gbufferSurfaceGlsl}
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
-  vec4 dz = texelFetch(u_depth, p, 0);
-  if (!(dz.a >= 0.5)) discard;
-  float z = dz.r / dz.a;
-  vec3 ns = texelFetch(u_normal, p, 0).rgb;
-  float len = length(ns);
-  if (!(z > 0.0) || len < 1e-8) discard;
-  vec2 uv = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
-  vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
-  vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
-  vec3 n = ns / len;
-  if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
+  vec3 x, n;
+  if (!gbufferSurface(p, x, n)) discard;
   vec3 f = vec3(1.0);
   if (u_shadowed == 1) {
     vec4 v = texelFetch(u_envVis, p, 0);
