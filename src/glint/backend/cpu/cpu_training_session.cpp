@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "glint/core/error.h"
+#include "glint/backend/target_view.h"
 #include "glint/io/image_ops.h"
 #include "glint/train/geometry_loss.h"
 #include "glint/train/ssim.h"
@@ -28,21 +29,12 @@ class CpuTrainingSession final : public TrainingSession {
   void set_sh_degree(int degree) override { set_.model.sh_degree = degree; }
 
   Camera set_target(std::size_t view, int factor, const std::array<float, 3>& bg) override {
-    const Dataset& data = *setup_.dataset;
     view_ = view;
-    std::shared_ptr<const Image8> image = setup_.images->get(view);
-    Camera cam = data.train[view].camera;
-    const Image8* src = image.get();
-    Image8 small;
-    if (factor > 1) {
-      cam = cam.scaled_to(std::max(1, cam.width / factor), std::max(1, cam.height / factor));
-      small = resize_area(*image, cam.width, cam.height);
-      src = &small;
-    }
-    composite_float_into(*src, bg, target_);
+    const TargetView t = target_view(setup_, view, factor);
+    composite_float_into(t.pixels(), bg, target_);
     fixed_target_ = factor == 1 && !setup_.random_background;
-    camera_ = cam;
-    return cam;
+    camera_ = t.camera;
+    return t.camera;
   }
 
   void render(const RenderSettings& settings) override {

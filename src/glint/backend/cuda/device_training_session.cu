@@ -19,7 +19,7 @@
 #include "glint/backend/cuda/loss_stages.h"
 #include "glint/backend/cuda/train_stages.h"
 #include "glint/core/error.h"
-#include "glint/io/image_ops.h"
+#include "glint/backend/target_view.h"
 #include "glint/render/view.h"
 
 namespace glint::cuda {
@@ -143,25 +143,19 @@ void DeviceTrainingSession::upload_images() {
 }
 
 Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std::array<float, 3>& bg) {
-  const Dataset& data = *setup_.dataset;
-  Camera cam = data.train[view].camera;
+  Camera cam = setup_.dataset->train[view].camera;
   DeviceSpan<const std::uint8_t> src;
   std::array<int, 3> dims{};
   if (factor <= 1 && view < images_.size()) {
     src = images_[view].cspan();
     dims = image_dims_[view];
   } else {  // streamed, or downscaled on the host as the CPU session does (area filter)
-    std::shared_ptr<const Image8> image = setup_.images->get(view);
-    const Image8* img = image.get();
-    Image8 small;
-    if (factor > 1) {
-      cam = cam.scaled_to(std::max(1, cam.width / factor), std::max(1, cam.height / factor));
-      small = resize_area(*image, cam.width, cam.height);
-      img = &small;
-    }
-    upload(staging_, img->data);
+    const TargetView t = target_view(setup_, view, factor);
+    const Image8& img = t.pixels();
+    cam = t.camera;
+    upload(staging_, img.data);
     src = staging_.cspan();
-    dims = {img->width, img->height, img->channels};
+    dims = {img.width, img.height, img.channels};
   }
   target_w_ = dims[0];
   target_h_ = dims[1];
