@@ -58,7 +58,8 @@ double ao_with_residuals(const AoMaps& m, Vec3d x, Vec3d n, const EnvLighting* c
     sw += w;
     const double v = shadow_visibility(m.maps[k], m.directions[k], x, n);
     sv += w * v;
-    for (std::size_t e = 0; e < n_env; ++e) sums[e].add(*env[e], k, w, v);
+    for (std::size_t e = 0; e < n_env; ++e)
+      if (const Vec3d we = ResidualSums::weight(*env[e], k, w); !ResidualSums::is_zero(we)) sums[e].add(we, v);
   }
   return sw > 0 ? sv / sw : 1.0;
 }

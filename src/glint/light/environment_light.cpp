@@ -243,9 +243,9 @@ Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x,
   for (std::size_t k = 0; k < ao->maps.size(); ++k) {
     const double c = dot(n, ao->directions[k].direction);
     if (c <= 0) continue;
-    const Vec3d w = c * env.residual_weights[k];
-    if (w.x == 0 && w.y == 0 && w.z == 0) continue;  // no lookup for a direction without weight
-    sums.add(env, k, c, shadow_visibility(ao->maps[k], ao->directions[k], x, n));
+    const Vec3d w = ResidualSums::weight(env, k, c);
+    if (ResidualSums::is_zero(w)) continue;
+    sums.add(w, shadow_visibility(ao->maps[k], ao->directions[k], x, n));
   }
   return sums.irradiance(env, n);
 }

@@ -61,10 +61,12 @@ Vec3d env_irradiance_exact(const EnvironmentMap& env, Vec3d n, const std::vector
 // point (ambient_occlusion.h), so that each direction's visibility is looked up once.
 struct ResidualSums {
   Vec3d num{0, 0, 0}, den{0, 0, 0};
-  // AO direction k with c = n.d_k > 0 and visibility v.
-  void add(const EnvLighting& env, std::size_t k, double c, double v) {
-    const Vec3d w = c * env.residual_weights[k];
-    if (w.x == 0 && w.y == 0 && w.z == 0) return;
+  // The weight of AO direction k with c = n.d_k > 0; zero: the direction adds nothing (and
+  // needs no visibility lookup).
+  static Vec3d weight(const EnvLighting& env, std::size_t k, double c) { return c * env.residual_weights[k]; }
+  static bool is_zero(Vec3d w) { return w.x == 0 && w.y == 0 && w.z == 0; }
+  // A direction of non-zero weight w and visibility v.
+  void add(Vec3d w, double v) {
     num = num + v * w;
     den = den + w;
   }
