@@ -48,7 +48,11 @@ TEST(LightAo, GroundAoNearTheBoxMatchesMonteCarlo) {
   auto backend = make_cpu_backend();
   AoParams p;
   p.directions = 32;
+  // Finer maps than the default, with the biases in texels that match them: this checks
+  // the estimator against analytic visibility; the defaults are checked below.
   p.resolution = 192;
+  p.constant_bias = 1;
+  p.slope_bias = 2;
   auto t0 = std::chrono::steady_clock::now();
   AoMaps maps = render_ao_maps(*backend, m, bounds_of_points(m.means), p);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -78,6 +82,19 @@ TEST(LightAo, GroundAoNearTheBoxMatchesMonteCarlo) {
   const double wall = ambient_occlusion(maps, {kBoxHalf, 0, 0.55}, {1, 0, 0});
   EXPECT_LT(wall, 0.75);
   EXPECT_GT(wall, 0.35);
+
+  // The defaults (64 directions, coarser maps with larger biases) against the same Monte
+  // Carlo references.
+  AoParams d;
+  const AoMaps dm = render_ao_maps(*backend, m, bounds_of_points(m.means), d);
+  for (Vec3d g : {Vec3d{0, 0, 0}, Vec3d{0.35, 0, 0}, Vec3d{0.5, 0.4, 0}, Vec3d{0.8, -0.8, 0}, Vec3d{-0.3, 0.3, 0}})
+    EXPECT_NEAR(ambient_occlusion(dm, g, {0, 0, 1}), reference_ao(g, 20000), 0.1) << g.x << ", " << g.y;
+  EXPECT_GT(ambient_occlusion(dm, {0, 0, kBoxHi}, {0, 0, 1}), 0.95);
+  // Coarser maps let more of the directions grazing the wall's foot through (0.745 above at
+  // 192 texels, about 0.83 here whatever the slope bias).
+  const double dwall = ambient_occlusion(dm, {kBoxHalf, 0, 0.55}, {1, 0, 0});
+  EXPECT_LT(dwall, 0.85);
+  EXPECT_GT(dwall, 0.35);
 }
 
 TEST(LightAo, DelightDividesByClampedAo) {

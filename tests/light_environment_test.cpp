@@ -239,10 +239,13 @@ TEST(LightEnvironment, OneBrightTexelIsASunAndRotates) {
   opt.ao.directions = 8;
   opt.ao.resolution = 64;
   opt.delight = false;
+  // The environment's suns sampled as a lamp is: maps of the lamp's size, every pixel.
+  opt.interpolation.enabled = false;
   for (ShadowMode mode : {ShadowMode::kPcf, ShadowMode::kTransmittance}) {
     opt.shadows = mode;
     opt.transmittance.resolution = 128;
     opt.transmittance.planes = 4;
+    opt.environment.sun_shadow_resolution = mode == ShadowMode::kPcf ? opt.shadow_map.resolution : opt.transmittance.resolution;
     Relighter rl(m, *backend, opt);
     const ViewGeometry g = rl.prepare(cam);
     for (double rot_deg : {0.0, 30.0}) {
@@ -385,6 +388,7 @@ TEST(LightEnvironment, ResidualGatheredInTheAoPassIsTheSeparatePass) {
   opt.shadow_map.resolution = 128;
   opt.ao.directions = 16;
   opt.ao.resolution = 64;
+  opt.interpolation.enabled = false;  // compared with the separate passes pixel by pixel
   EnvironmentMap env = random_map(32, 5);
   set_texel(env, 6, 20, {300, 200, 100});
   const LightSetup setup{"env", {1, 1, 1}, 0, {Light::environment_light(env, {1, 0.5, 0.25})}};
@@ -416,4 +420,33 @@ TEST(LightEnvironment, ResidualGatheredInTheAoPassIsTheSeparatePass) {
   const AoAndResiduals two = ambient_occlusion_and_residuals(maps, {&el, &el}, g0.position, g0.normal);
   EXPECT_EQ(two.residual_irradiance[1].data, separate.data);
   EXPECT_EQ(two.ao.data, ambient_occlusion_image(maps, g0.position, g0.normal).data);
+}
+
+// The relighter's interpolated AO (RelightOptions::interpolation, on by default) is within
+// the spread of the AO evaluated at every pixel, and interpolates a good share of them.
+TEST(LightEnvironment, InterpolatedAoIsWithinTheSpreadOfEveryPixel) {
+  auto backend = make_cpu_backend(2);
+  GaussianModel m = grey_scene();
+  const Camera cam = view_camera();
+  RelightOptions opt;
+  opt.ao.directions = 16;
+  opt.ao.resolution = 64;
+  ASSERT_TRUE(opt.interpolation.enabled);
+  const ViewGeometry fast = Relighter(m, *backend, opt).prepare(cam);
+  opt.interpolation.enabled = false;
+  const ViewGeometry exact = Relighter(m, *backend, opt).prepare(cam);
+  ASSERT_EQ(fast.ao.data.size(), exact.ao.data.size());
+  long differ = 0, beyond = 0, surface = 0;
+  for (std::size_t i = 0; i < fast.ao.data.size(); ++i) {
+    differ += fast.ao.data[i] != exact.ao.data[i];
+    beyond += std::abs(fast.ao.data[i] - exact.ao.data[i]) > opt.interpolation.max_spread;
+    surface += exact.normal.data[3 * i + 2] != 0 || exact.normal.data[3 * i] != 0;
+  }
+  std::printf("[ ao ] interpolated AO: %ld of %ld surface pixels differ, %ld by more than %.2f, max %.3f\n", differ,
+              surface, beyond, opt.interpolation.max_spread, max_abs_diff(fast.ao, exact.ao));
+  EXPECT_GT(differ, 20) << "some pixels must be interpolated";
+  // The bound holds between the evaluated neighbours; a pixel can still differ from its
+  // own value by more where AO turns between them, rarely and not by much.
+  EXPECT_LE(beyond * 100, surface);
+  EXPECT_LT(max_abs_diff(fast.ao, exact.ao), 0.1);
 }

@@ -65,7 +65,8 @@ void add_relight(CLI::App& app) {
   sub->add_option("--normals", a->opt.normals, "Shading normals: splats (blended) or depth (from filtered depth)")
       ->transform(CLI::CheckedTransformer(normal_modes, CLI::ignore_case));
   sub->add_flag("!--no-delight", a->opt.delight, "Keep the capture's ambient occlusion in the albedo");
-  sub->add_option("--shadow-res", a->opt.shadow_map.resolution, "Shadow map resolution (texels a side)")
+  sub->add_option("--shadow-res", a->opt.shadow_map.resolution,
+                  "Shadow map resolution of the lamps (texels a side; an environment light's suns: --env-shadow-res)")
       ->check(CLI::Range(16, 8192));
   std::map<std::string, ShadowDepth> depth_kinds{{"median", ShadowDepth::Median}, {"expected", ShadowDepth::Expected}};
   sub->add_option("--shadow-depth", a->opt.shadow_map.depth,
@@ -89,12 +90,20 @@ void add_relight(CLI::App& app) {
   sub->add_option("--ao-directions", a->opt.ao.directions, "Directions sampled for ambient occlusion")->check(CLI::Range(1, 1024));
   sub->add_option("--ao-res", a->opt.ao.resolution, "Ambient-occlusion map resolution (texels a side)")
       ->check(CLI::Range(16, 8192));
+  sub->add_option("--interpolate", a->opt.interpolation.max_spread,
+                  "Ambient occlusion and an environment's sun shadows are evaluated at every other pixel of every other "
+                  "row; a pixel between evaluated ones that agree within this (and share its surface) takes their mean "
+                  "(0: evaluate every pixel)")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--planes", a->opt.transmittance.planes,
                   "Transmittance maps: depth planes per face (quantiles of the splats it sees)")
       ->check(CLI::Range(1, 256));
   sub->add_option("--env-suns", a->opt.environment.max_suns,
                   "Environment lights: brightest clusters shaded as suns with their own shadow maps")
       ->check(CLI::Range(0, 64));
+  sub->add_option("--env-shadow-res", a->opt.environment.sun_shadow_resolution,
+                  "Environment lights: shadow (or transmittance) map resolution of each sun split from the map")
+      ->check(CLI::Range(16, 8192));
   sub->add_option("--env-cluster-deg", a->opt.environment.cluster_radius_deg,
                   "Environment lights: angular radius of a sun cluster in degrees")
       ->check(CLI::Range(0.1, 90.0));
@@ -106,6 +115,7 @@ void add_relight(CLI::App& app) {
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
     a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map
+    a->opt.interpolation.enabled = a->opt.interpolation.max_spread > 0;
     run_relight(*a);
   });
 }

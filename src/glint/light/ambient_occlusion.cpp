@@ -74,14 +74,20 @@ ImageF ambient_occlusion_image(const AoMaps& m, const ImageF& pos, const ImageF&
 
 AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vector<const EnvLighting*>& env,
                                                const ImageF& pos, const ImageF& nrm) {
+  return ambient_occlusion_and_residuals(m, env, SurfaceInterpolationPlan(pos, nrm, ImageF(), {}, "AO"), pos.width,
+                                         pos.height);
+}
+
+AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vector<const EnvLighting*>& env,
+                                               const SurfaceInterpolationPlan& plan, int width, int height) {
   for (const EnvLighting* e : env)
     if (e->residual_weights.size() != m.maps.size())
       throw Error("environment residual: " + std::to_string(m.maps.size()) + " AO maps for " +
                   std::to_string(e->residual_weights.size()) + " residual directions");
   AoAndResiduals out;
-  out.ao = ImageF(pos.width, pos.height, 1, 1.f);
-  for (std::size_t e = 0; e < env.size(); ++e) out.residual_irradiance.emplace_back(pos.width, pos.height, 3, 0.f);
-  for_surface_pixels(pos, nrm, "AO", [&](long i, Vec3d x, Vec3d n) {
+  out.ao = ImageF(width, height, 1, 1.f);
+  for (std::size_t e = 0; e < env.size(); ++e) out.residual_irradiance.emplace_back(width, height, 3, 0.f);
+  auto evaluate = [&](long i, Vec3d x, Vec3d n) {
     std::size_t e0 = 0;
     do {  // once without residuals; with many, a pass per kMaxResiduals of them
       const std::size_t ne = std::min(kMaxResiduals, env.size() - e0);
@@ -94,7 +100,10 @@ AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vecto
       }
       e0 += ne;
     } while (e0 < env.size());
-  });
+  };
+  std::vector<InterpolatedOutput> outputs{{&out.ao, false}};
+  for (ImageF& E : out.residual_irradiance) outputs.push_back({&E, true});
+  plan.run(outputs, evaluate);
   return out;
 }
 

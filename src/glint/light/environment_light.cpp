@@ -99,20 +99,54 @@ Vec3d texel(const EnvironmentMap& env, std::size_t i) {
   return {p[0], p[1], p[2]};
 }
 
-// The texels an irradiance sums over (not skipped, not black), in map order, with what
-// the sum reads of each packed together: a table of irradiances visits them thousands of
-// times.
+// The texels an irradiance sums over (not skipped, not black), with what the sum reads of
+// each packed together (a table of irradiances visits them thousands of times), grouped in
+// patches of kPatch x kPatch texels of the map. A patch wholly above a normal's horizon
+// adds n . sum(L m) of its texels, one whole below adds nothing: only the patches the
+// horizon crosses are summed texel by texel.
 struct LitTexels {
+  static constexpr int kPatch = 4;
+  struct Patch {
+    std::size_t begin = 0, end = 0;  // its texels in index / radiance
+    Vec3d moment_r{0, 0, 0}, moment_g{0, 0, 0}, moment_b{0, 0, 0};  // sum of L_c m over them
+    Vec3d centre{0, 0, 0};
+    double sin_radius = 1;  // sine of an angle bounding every texel of it around centre
+  };
   std::vector<std::uint32_t> index;
   std::vector<Vec3d> radiance;
+  std::vector<Patch> patches;
   LitTexels(const EnvironmentMap& env, const TexelGeometry& g, const std::vector<char>* skip) {
-    for (std::size_t i = 0; i < g.moment.size(); ++i) {
-      if (skip && (*skip)[i]) continue;
-      const Vec3d L = texel(env, i);
-      if (L.x == 0 && L.y == 0 && L.z == 0) continue;
-      index.push_back(static_cast<std::uint32_t>(i));
-      radiance.push_back(L);
-    }
+    for (int r0 = 0; r0 < g.H; r0 += kPatch)
+      for (int c0 = 0; c0 < g.W; c0 += kPatch) {
+        Patch p;
+        p.begin = index.size();
+        Vec3d m{0, 0, 0};
+        for (int r = r0; r < std::min(g.H, r0 + kPatch); ++r)
+          for (int c = c0; c < std::min(g.W, c0 + kPatch); ++c) {
+            const std::size_t i = static_cast<std::size_t>(r) * g.W + c;
+            if (skip && (*skip)[i]) continue;
+            const Vec3d L = texel(env, i);
+            if (L.x == 0 && L.y == 0 && L.z == 0) continue;
+            index.push_back(static_cast<std::uint32_t>(i));
+            radiance.push_back(L);
+            p.moment_r = p.moment_r + L.x * g.moment[i];
+            p.moment_g = p.moment_g + L.y * g.moment[i];
+            p.moment_b = p.moment_b + L.z * g.moment[i];
+            m = m + g.moment[i];
+          }
+        p.end = index.size();
+        if (p.end == p.begin) continue;
+        // Angle to the farthest texel centre plus that texel's own radius (the triangle
+        // inequality then keeps every texel on the patch's side of a horizon).
+        p.centre = normalize(m);
+        double R = 0;
+        for (std::size_t j = p.begin; j < p.end; ++j) {
+          const std::size_t i = index[j];
+          R = std::max(R, std::acos(std::clamp(dot(p.centre, g.centre[i]), -1.0, 1.0)) + std::asin(g.sin_radius[i]));
+        }
+        p.sin_radius = R >= 0.5 * kPi ? 1.0 : std::sin(R);
+        patches.push_back(p);
+      }
   }
 };
 
@@ -122,10 +156,18 @@ constexpr int kNormalBlock = 8;
 void irradiance_block(const EnvironmentMap& env, const TexelGeometry& g, const Vec3d* n, int count,
                       const LitTexels& lit, Vec3d* E) {
   for (int b = 0; b < count; ++b) E[b] = {0, 0, 0};
-  for (std::size_t j = 0; j < lit.index.size(); ++j)
+  for (const LitTexels::Patch& p : lit.patches)
     for (int b = 0; b < count; ++b) {
-      const double k = g.clamped_cosine(lit.index[j], n[b]);
-      if (k > 0) E[b] = E[b] + k * lit.radiance[j];
+      const double nc = dot(n[b], p.centre);
+      if (nc <= -p.sin_radius) continue;
+      if (nc >= p.sin_radius) {
+        E[b] = E[b] + Vec3d{dot(n[b], p.moment_r), dot(n[b], p.moment_g), dot(n[b], p.moment_b)};
+        continue;
+      }
+      for (std::size_t j = p.begin; j < p.end; ++j) {
+        const double k = g.clamped_cosine(lit.index[j], n[b]);
+        if (k > 0) E[b] = E[b] + k * lit.radiance[j];
+      }
     }
   for (int b = 0; b < count; ++b) E[b] = env.strength * E[b];
 }

@@ -29,6 +29,10 @@ struct EnvLightParams {
   double bright_ratio = 4;          // sun candidates: texel luminance > ratio * mean luminance
   double cluster_radius_deg = 8;    // texels this close to a cluster's peak join that sun
   int table_width = 64;             // residual irradiance table: width x (width/2 + 1) normals
+  // Shadow (or transmittance) map side of a sun split from the map. A sun stands for
+  // texels up to cluster_radius_deg around it, so its shadow edges are soft at that angle:
+  // finer maps than the lamps' resolve detail the light does not have.
+  int sun_shadow_resolution = 256;
 };
 
 // Unoccluded irradiance per normal on a lat-long grid (azimuth 2pi i/W, elevation

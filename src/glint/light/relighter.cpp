@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "glint/io/image_ops.h"
 #include "glint/light/color.h"
@@ -75,7 +76,8 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     std::vector<const EnvLighting*> env;
     if (options_.shadows != ShadowMode::kNone)
       for (const AnnouncedEnvironment& a : announced_) env.push_back(&a.lighting);
-    AoAndResiduals ar = ambient_occlusion_and_residuals(*ao_maps_, env, g.position, g.normal);
+    const SurfaceInterpolationPlan plan(g.position, g.normal, g.depth, options_.interpolation, "AO");
+    AoAndResiduals ar = ambient_occlusion_and_residuals(*ao_maps_, env, plan, w, h);
     g.ao = std::move(ar.ao);
     g.env_residual = std::move(ar.residual_irradiance);
     g.albedo = delight(g.capture_linear, g.ao);
@@ -121,9 +123,12 @@ void Relighter::set_setup(const LightSetup& setup) {
     ao_maps_ = std::make_unique<AoMaps>(render_ao_maps(backend_, model_, bounds_, options_.ao));
   setup_ = setup;
   setup_.lights.clear();
+  std::vector<char>& env_sun = env_sun_;
+  env_sun.clear();
   for (const Light& l : setup.lights) {
     if (l.type != LightType::Environment) {
       setup_.lights.push_back(l);
+      env_sun.push_back(0);
       continue;
     }
     int j = -1;
@@ -132,22 +137,41 @@ void Relighter::set_setup(const LightSetup& setup) {
     env_residuals_.push_back(j >= 0 ? announced_[static_cast<std::size_t>(j)].lighting
                                     : tinted_environment(l, ao_directions(), options_.environment));
     env_announced_.push_back(j);
-    for (const Light& sun : env_residuals_.back().suns) setup_.lights.push_back(sun);
+    for (const Light& sun : env_residuals_.back().suns) {
+      setup_.lights.push_back(sun);
+      env_sun.push_back(1);
+    }
   }
-  if (options_.shadows == ShadowMode::kPcf)
-    shadow_maps_ = render_shadow_maps(backend_, model_, setup_.lights, bounds_, options_.shadow_map);
-  else if (options_.shadows == ShadowMode::kTransmittance)
-    for (const Light& l : setup_.lights)
-      transmittance_maps_.push_back(render_transmittance_map(backend_, model_, l, bounds_, options_.transmittance));
+  const int sun_res = options_.environment.sun_shadow_resolution;
+  if (options_.shadows == ShadowMode::kPcf) {
+    std::vector<ShadowMapParams> params(setup_.lights.size(), options_.shadow_map);
+    for (std::size_t i = 0; i < params.size(); ++i)
+      if (env_sun[i]) params[i].resolution = sun_res;
+    shadow_maps_ = render_shadow_maps(backend_, model_, setup_.lights, bounds_, params);
+  } else if (options_.shadows == ShadowMode::kTransmittance) {
+    for (std::size_t i = 0; i < setup_.lights.size(); ++i) {
+      TransmittanceParams tp = options_.transmittance;
+      if (env_sun[i]) tp.resolution = sun_res;
+      transmittance_maps_.push_back(render_transmittance_map(backend_, model_, setup_.lights[i], bounds_, tp));
+    }
+  }
 }
 
 ImageF Relighter::relight(const ViewGeometry& g) const {
   std::vector<ImageF> vis;
-  for (std::size_t i = 0; i < setup_.lights.size(); ++i) {
+  // A lamp's shadow can hold features thinner than the two pixels between evaluated ones;
+  // an environment's suns are soft (EnvLightParams::sun_shadow_resolution).
+  const int w = g.position.width, h = g.position.height;
+  std::optional<SurfaceInterpolationPlan> every, soft;
+  for (std::size_t i = 0; i < setup_.lights.size() && options_.shadows != ShadowMode::kNone; ++i) {
+    std::optional<SurfaceInterpolationPlan>& p = env_sun_[i] ? soft : every;
+    if (!p) p.emplace(g.position, g.normal, g.depth, env_sun_[i] ? options_.interpolation : SurfaceInterpolation{},
+                      "shadow visibility");
+    const SurfaceInterpolationPlan& plan = *p;
     if (options_.shadows == ShadowMode::kPcf)
-      vis.push_back(shadow_visibility_image(shadow_maps_[i], setup_.lights[i], g.position, g.normal));
+      vis.push_back(shadow_visibility_image(shadow_maps_[i], setup_.lights[i], plan, w, h));
     else if (options_.shadows == ShadowMode::kTransmittance)
-      vis.push_back(transmittance_visibility_image(transmittance_maps_[i], setup_.lights[i], g.position, g.normal));
+      vis.push_back(transmittance_visibility_image(transmittance_maps_[i], setup_.lights[i], plan, w, h));
   }
   ShadeInputs in;
   in.albedo = &g.albedo;

@@ -32,6 +32,9 @@ struct RelightOptions {
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
   AoParams ao;
+  // AO and the visibility of an environment's suns at a quarter of the pixels where they
+  // vary slowly (light/surface_interpolation.h); enabled = false evaluates every pixel.
+  SurfaceInterpolation interpolation{true};
   EnvLightParams environment;       // how environment lights are split into suns + residual
   float alpha_threshold = 0.5f;     // pixels below carry no surface for geometry
 };
@@ -92,6 +95,7 @@ class Relighter {
   std::vector<AnnouncedEnvironment> announced_;
   std::vector<EnvLighting> env_residuals_;
   std::vector<int> env_announced_;  // per residual: its index in announced_, or -1
+  std::vector<char> env_sun_;  // per light of setup_: a sun split from an environment
   std::vector<ShadowMap> shadow_maps_;
   std::vector<TransmittanceMap> transmittance_maps_;
 };

@@ -10,19 +10,29 @@ namespace glint {
 
 std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel& model, const std::vector<Light>& lights,
                                           const SceneBounds& bounds, const ShadowMapParams& p) {
+  return render_shadow_maps(backend, model, lights, bounds, std::vector<ShadowMapParams>(lights.size(), p));
+}
+
+std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel& model, const std::vector<Light>& lights,
+                                          const SceneBounds& bounds, const std::vector<ShadowMapParams>& params) {
+  if (params.size() != lights.size())
+    throw Error("shadow maps: " + std::to_string(params.size()) + " parameter sets for " +
+                std::to_string(lights.size()) + " lights");
   std::vector<ShadowMap> maps(lights.size());
   std::vector<Camera> faces;
   for (std::size_t l = 0; l < lights.size(); ++l) {
-    maps[l].params = p;
-    maps[l].views = make_light_map_views(lights[l], bounds, p, "shadow map");
+    if (params[l].depth != params.front().depth) throw Error("shadow maps: one batch has one depth definition");
+    maps[l].params = params[l];
+    maps[l].views = make_light_map_views(lights[l], bounds, params[l], "shadow map");
     faces.insert(faces.end(), maps[l].views.faces.begin(), maps[l].views.faces.end());
   }
+  const ShadowDepth depth = params.empty() ? ShadowDepth::Median : params.front().depth;
   RenderSettings s;
   s.for_backward = false;  // rendered, never differentiated
   s.sh_degree = 0;         // only coverage and depth are read: no view-dependent colour to evaluate
-  s.want_alpha = p.depth == ShadowDepth::Expected;
-  s.want_depth = p.depth == ShadowDepth::Expected;
-  s.want_median_depth = p.depth == ShadowDepth::Median;
+  s.want_alpha = depth == ShadowDepth::Expected;
+  s.want_depth = depth == ShadowDepth::Expected;
+  s.want_median_depth = depth == ShadowDepth::Median;
   s.median_depth_only = s.want_median_depth;
   std::vector<RenderOutput> outs;
   backend.forward_views(model, faces, s, outs);
@@ -30,7 +40,7 @@ std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel&
   for (ShadowMap& m : maps)
     for (std::size_t f = 0; f < m.views.faces.size(); ++f) {
       RenderOutput& out = outs[next++];
-      if (p.depth == ShadowDepth::Median) {
+      if (depth == ShadowDepth::Median) {
         m.depth.push_back(std::move(out.median_depth));
       } else {
         // Expected depth where the splats are mostly opaque; below half coverage the light
@@ -51,31 +61,57 @@ ShadowMap render_shadow_map(Backend& backend, const GaussianModel& model, const 
 namespace {
 
 // shadow_lookup for a map of one face (spot, sun and the AO maps, most of a relight's
-// lookups), with the same arithmetic in the same order but without its repeated
-// transforms: a single face needs no second face test after the normal offset.
+// lookups) without its repeated transforms: a single face needs no second face test after
+// the normal offset, and the offset point's camera coordinates are the point's plus the
+// camera's rotation of the offset.
 ShadowLookup single_face_lookup(const LightViews& views, const Light& light, Vec3d x, Vec3d n,
                                 const LightMapParams& p) {
   ShadowLookup r;
   const Camera& c = views.faces[0];
   const Vec3d pc0 = c.world_to_camera(x);
   if (!(pc0.z > 0)) return r;
-  const Vec2d uv0 = c.project(pc0);
+  const double iz0 = 1 / pc0.z;
+  const double u0 = c.fx * pc0.x * iz0 + c.cx, v0 = c.fy * pc0.y * iz0 + c.cy;
   const double g = views.guard_px;
-  if (uv0.x < g || uv0.y < g || uv0.x > c.width - g || uv0.y > c.height - g) return r;
+  if (u0 < g || v0 < g || u0 > c.width - g || v0 > c.height - g) return r;
   r.face = 0;
   const double texel = pc0.z / c.fx;
   double tan_t = 0;
   Vec3d pc = pc0;
   if (dot(n, n) > 0) {
-    const double cs = std::clamp(dot(n, direction_to_light(light, x)), 1e-3, 1.0);
+    const Vec3d to_light = light.type == LightType::Sun ? light.direction : normalize(light.position - x);
+    const double cs = std::clamp(dot(n, to_light), 1e-3, 1.0);
     tan_t = std::min(10.0, std::sqrt(1 - cs * cs) / cs);
-    pc = c.world_to_camera(x + (p.normal_offset * texel) * n);
+    pc = pc0 + (p.normal_offset * texel) * (c.R * n);
   }
-  const Vec2d uv = c.project(pc);
-  r.u = uv.x;
-  r.v = uv.y;
+  const double iz = 1 / pc.z;
+  r.u = c.fx * pc.x * iz + c.cx;
+  r.v = c.fy * pc.y * iz + c.cy;
   r.z = pc.z - (p.constant_bias + p.slope_bias * tan_t) * texel;
   return r;
+}
+
+// Fraction of the k x k texels around (u, v) nearer than z (or empty); the window clamped
+// to the face.
+double depth_pcf(const ImageF& d, double u, double v, double z, int k) {
+  const int r = k / 2;
+  const int cx = static_cast<int>(std::floor(u)), cy = static_cast<int>(std::floor(v));
+  const float* px = d.data.data();
+  const int W = d.width, H = d.height;
+  int lit = 0;
+  if (cx - r >= 0 && cy - r >= 0 && cx + r < W && cy + r < H) {
+    for (int yy = cy - r; yy <= cy + r; ++yy) {
+      const float* row = px + static_cast<std::size_t>(yy) * W;
+      for (int xx = cx - r; xx <= cx + r; ++xx) lit += (!(row[xx] > 0) || z <= row[xx]) ? 1 : 0;
+    }
+  } else {
+    for (int dy = -r; dy <= r; ++dy)
+      for (int dx = -r; dx <= r; ++dx) {
+        const float occ = px[static_cast<std::size_t>(std::clamp(cy + dy, 0, H - 1)) * W + std::clamp(cx + dx, 0, W - 1)];
+        lit += (!(occ > 0) || z <= occ) ? 1 : 0;
+      }
+  }
+  return static_cast<double>(lit) / ((2 * r + 1) * (2 * r + 1));
 }
 
 }  // namespace
@@ -84,16 +120,21 @@ double shadow_visibility(const ShadowMap& m, const Light& light, Vec3d x, Vec3d 
   const ShadowLookup L = m.views.faces.size() == 1 ? single_face_lookup(m.views, light, x, n, m.params)
                                                    : shadow_lookup(m.views, light, x, n, m.params);
   if (L.face < 0) return 1;
-  const ImageF& d = m.depth[L.face];
-  return pcf_mean(d.width, d.height, L.u, L.v, m.params.pcf_kernel, [&](int tx, int ty) {
-    const float occ = d.at(tx, ty, 0);
-    return (!(occ > 0) || L.z <= occ) ? 1.0 : 0.0;
-  });
+  return depth_pcf(m.depth[L.face], L.u, L.v, L.z, m.params.pcf_kernel);
 }
 
 ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const ImageF& pos, const ImageF& nrm) {
   return map_surface_pixels(pos, nrm, "shadow visibility",
                             [&](Vec3d x, Vec3d n) { return shadow_visibility(m, light, x, n); });
+}
+
+ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const SurfaceInterpolationPlan& plan,
+                               int width, int height) {
+  ImageF out(width, height, 1, 1.f);
+  plan.run({{&out, false}}, [&](long i, Vec3d x, Vec3d n) {
+    out.data[static_cast<std::size_t>(i)] = static_cast<float>(shadow_visibility(m, light, x, n));
+  });
+  return out;
 }
 
 }  // namespace glint

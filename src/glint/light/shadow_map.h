@@ -14,6 +14,7 @@
 #include "glint/light/light_map.h"
 #include "glint/light/light_views.h"
 #include "glint/light/lights.h"
+#include "glint/light/surface_interpolation.h"
 
 namespace glint {
 
@@ -34,6 +35,9 @@ ShadowMap render_shadow_map(Backend& backend, const GaussianModel& model, const 
 // One map per light, every face rendered in one batch (Backend::forward_views).
 std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel& model, const std::vector<Light>& lights,
                                           const SceneBounds& bounds, const ShadowMapParams& params = {});
+// The same with parameters per light (params[l] for lights[l]).
+std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel& model, const std::vector<Light>& lights,
+                                          const SceneBounds& bounds, const std::vector<ShadowMapParams>& params);
 
 // Fraction of PCF taps that see the light from world point x with unit normal n (zero
 // normal: no offset, no slope bias). Points outside every face are lit.
@@ -43,5 +47,8 @@ double shadow_visibility(const ShadowMap& map, const Light& light, Vec3d x, Vec3
 // where the normal is zero (no surface).
 ImageF shadow_visibility_image(const ShadowMap& map, const Light& light, const ImageF& positions,
                                const ImageF& normals);
+// The same over a plan's pixels, interpolated where it allows (light/surface_interpolation.h).
+ImageF shadow_visibility_image(const ShadowMap& map, const Light& light, const SurfaceInterpolationPlan& plan,
+                               int width, int height);
 
 }  // namespace glint

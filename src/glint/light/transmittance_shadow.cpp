@@ -103,4 +103,13 @@ ImageF transmittance_visibility_image(const TransmittanceMap& m, const Light& li
                             [&](Vec3d x, Vec3d n) { return transmittance_visibility(m, light, x, n); });
 }
 
+ImageF transmittance_visibility_image(const TransmittanceMap& m, const Light& light,
+                                      const SurfaceInterpolationPlan& plan, int width, int height) {
+  ImageF out(width, height, 1, 1.f);
+  plan.run({{&out, false}}, [&](long i, Vec3d x, Vec3d n) {
+    out.data[static_cast<std::size_t>(i)] = static_cast<float>(transmittance_visibility(m, light, x, n));
+  });
+  return out;
+}
+
 }  // namespace glint

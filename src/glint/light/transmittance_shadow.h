@@ -20,6 +20,7 @@
 #include "glint/light/light_map.h"
 #include "glint/light/light_views.h"
 #include "glint/light/lights.h"
+#include "glint/light/surface_interpolation.h"
 
 namespace glint {
 
@@ -53,6 +54,9 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
 double transmittance_visibility(const TransmittanceMap& map, const Light& light, Vec3d x, Vec3d n);
 ImageF transmittance_visibility_image(const TransmittanceMap& map, const Light& light, const ImageF& positions,
                                       const ImageF& normals);
+// The same over a plan's pixels, interpolated where it allows (light/surface_interpolation.h).
+ImageF transmittance_visibility_image(const TransmittanceMap& map, const Light& light,
+                                      const SurfaceInterpolationPlan& plan, int width, int height);
 
 // The splats whose index is in `keep` (model order kept), for prefix renders.
 GaussianModel subset_model(const GaussianModel& model, const std::vector<std::size_t>& keep);

@@ -1,0 +1,153 @@
+#pragma once
+// A slowly varying per-pixel quantity of a view's surface (ambient occlusion, a light's
+// visibility) evaluated at a quarter of the surface pixels and interpolated at the rest
+// where that is safe. The pixels of even row and even column are evaluated; each other
+// surface pixel takes the mean of its evaluated neighbours (left and right on an even row,
+// above and below on an even column, the four diagonals otherwise: its bilinear weights at
+// the midpoint) when they are all surface pixels that face within max_normal_deg of its
+// normal, lie within max_depth_rel of its depth and agree within max_spread on every
+// channel of every output; any other pixel is evaluated. An interpolated value thus lies
+// between evaluated ones that differ by at most max_spread.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "glint/core/error.h"
+#include "glint/core/image.h"
+#include "glint/light/surface_map.h"
+
+namespace glint {
+
+struct SurfaceInterpolation {
+  bool enabled = false;
+  double max_spread = 0.02;
+  double max_normal_deg = 10;
+  double max_depth_rel = 0.01;
+};
+
+// An image that eval fills. relative: the spread is measured against the largest of the
+// neighbours' values of the channel (colours); otherwise it is absolute (values in [0,1]).
+struct InterpolatedOutput {
+  ImageF* image;
+  bool relative;
+};
+
+// Which pixels of a view are evaluated and which may be interpolated, from the geometry
+// alone (positions, normals, depth): built once, run for as many quantities as needed.
+class SurfaceInterpolationPlan {
+ public:
+  // Without p.enabled every surface pixel is evaluated. The images must outlive the plan.
+  SurfaceInterpolationPlan(const ImageF& positions, const ImageF& normals, const ImageF& depth,
+                           const SurfaceInterpolation& p, const char* what);
+
+  // eval(i, x, n) writes pixel i of every output, at every surface pixel the plan does not
+  // interpolate; the others get the mean of their neighbours' values where those agree
+  // within max_spread on every channel of every output, and are evaluated otherwise.
+  template <class F>
+  void run(const std::vector<InterpolatedOutput>& outputs, F eval) const;
+
+ private:
+  struct Candidate {
+    long i;
+    int count;
+    long nb[4];
+  };
+  const ImageF& pos_;
+  const ImageF& nrm_;
+  double max_spread_;
+  std::vector<long> evaluated_;         // first, in parallel
+  std::vector<Candidate> candidates_;   // then: interpolated where the values agree
+  Vec3d at(const ImageF& img, long i) const {
+    const Vec3f v = load3(img.data.data(), i);
+    return {v.x, v.y, v.z};
+  }
+};
+
+inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, const ImageF& nrm, const ImageF& depth,
+                                                          const SurfaceInterpolation& p, const char* what)
+    : pos_(pos), nrm_(nrm), max_spread_(p.max_spread) {
+  check_surface_images(pos, nrm, what);
+  const int W = pos.width, H = pos.height;
+  auto is_surface = [&](long i) {
+    const Vec3f n = load3(nrm.data.data(), i);
+    return n.x * n.x + n.y * n.y + n.z * n.z > 0;
+  };
+  if (!p.enabled) {
+    for (long i = 0; i < static_cast<long>(W) * H; ++i)
+      if (is_surface(i)) evaluated_.push_back(i);
+    return;
+  }
+  if (depth.channels != 1 || depth.width != W || depth.height != H)
+    throw Error(std::string(what) + ": depth must be [H,W,1] of the positions' size");
+  const double cos_max = std::cos(p.max_normal_deg * std::numbers::pi / 180);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      const long i = static_cast<long>(y) * W + x;
+      if (!is_surface(i)) continue;
+      const bool ox = x % 2 != 0, oy = y % 2 != 0;
+      if (!ox && !oy) {
+        evaluated_.push_back(i);
+        continue;
+      }
+      Candidate c{i, 0, {0, 0, 0, 0}};
+      bool ok = true;
+      for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
+        for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2) {
+          if (x + dx >= W || y + dy >= H) ok = false;
+          else c.nb[c.count++] = static_cast<long>(y + dy) * W + (x + dx);
+        }
+      const Vec3d ni = at(nrm, i);
+      const double zi = depth.data[static_cast<std::size_t>(i)];
+      for (int k = 0; ok && k < c.count; ++k) {
+        const Vec3d nj = at(nrm, c.nb[k]);
+        const double lj = norm(nj);
+        ok = lj > 0 && dot(ni, nj) >= cos_max * norm(ni) * lj &&
+             std::abs(depth.data[static_cast<std::size_t>(c.nb[k])] - zi) <= p.max_depth_rel * zi;
+      }
+      if (!ok) c.count = 0;  // evaluated after the even pixels, like a candidate that fails
+      candidates_.push_back(c);
+    }
+}
+
+template <class F>
+void SurfaceInterpolationPlan::run(const std::vector<InterpolatedOutput>& outputs, F eval) const {
+  auto eval_at = [&](long i) { eval(i, at(pos_, i), normalize(at(nrm_, i))); };
+  const long ne = static_cast<long>(evaluated_.size()), nc = static_cast<long>(candidates_.size());
+#pragma omp parallel for schedule(dynamic, 256)
+  for (long k = 0; k < ne; ++k) eval_at(evaluated_[static_cast<std::size_t>(k)]);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (long k = 0; k < nc; ++k) {
+    const Candidate& c = candidates_[static_cast<std::size_t>(k)];
+    bool ok = c.count > 0;
+    for (std::size_t o = 0; ok && o < outputs.size(); ++o) {
+      const ImageF& img = *outputs[o].image;
+      const int C = img.channels;
+      for (int ch = 0; ok && ch < C; ++ch) {
+        float lo = img.data[static_cast<std::size_t>(c.nb[0]) * C + ch], hi = lo;
+        for (int j = 1; j < c.count; ++j) {
+          const float v = img.data[static_cast<std::size_t>(c.nb[j]) * C + ch];
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+        const double scale = outputs[o].relative ? std::max(std::abs(lo), std::abs(hi)) : 1.0;
+        ok = hi - lo <= max_spread_ * scale;
+      }
+    }
+    if (!ok) {
+      eval_at(c.i);
+      continue;
+    }
+    for (const InterpolatedOutput& out : outputs) {
+      ImageF& img = *out.image;
+      const int C = img.channels;
+      for (int ch = 0; ch < C; ++ch) {
+        float sum = 0;
+        for (int j = 0; j < c.count; ++j) sum += img.data[static_cast<std::size_t>(c.nb[j]) * C + ch];
+        img.data[static_cast<std::size_t>(c.i) * C + ch] = sum / static_cast<float>(c.count);
+      }
+    }
+  }
+}
+
+}  // namespace glint
