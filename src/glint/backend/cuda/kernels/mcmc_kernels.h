@@ -20,9 +20,10 @@
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
-// A sampling weight in fixed point: the opacity times 2^32, truncated.
+// A sampling weight in fixed point: the opacity (at most 1) times 2^32, truncated; zero for
+// anything not positive (NaN included, whose conversion would be undefined).
 GLINT_HD inline std::uint64_t fixed_weight(float opacity) {
-  return static_cast<std::uint64_t>(static_cast<double>(opacity) * 4294967296.0);
+  return opacity > 0.f ? static_cast<std::uint64_t>(static_cast<double>(opacity) * 4294967296.0) : 0;
 }
 
 // train/mcmc.cpp's relocation_opacity and relocation_scale_factor in one, with the same
@@ -70,7 +71,7 @@ GLINT_KERNEL void mcmc_noise_kernel(DeviceSpan<float> means, DeviceSpan<const fl
 }
 
 // weight[i]: the fixed-point opacity of splat i, zero for the dead (opacity <= min_opacity)
-// when dead_only_zero; dead[i] = 1 for those.
+// when exclude_dead; dead[i] = 1 for those.
 GLINT_KERNEL void mcmc_weights_kernel(DeviceSpan<const float> opacity_logits, float min_opacity,
                                       std::uint32_t exclude_dead, DeviceSpan<std::uint64_t> weight,
                                       DeviceSpan<std::uint32_t> dead) {
