@@ -46,8 +46,11 @@ class EmulatedCudaBackend final : public Backend {
     cpu_->backward(m, c, s, out, gin, grad);
   }
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    return cuda::make_device_training_session(setup, std::move(initial));
+    auto s = cuda::make_device_training_session(setup, std::move(initial));
+    session = s.get();
+    return s;
   }
+  TrainingSession* session = nullptr;  // the last session started (the Trainer owns it)
 
  private:
   std::unique_ptr<Backend> cpu_ = make_cpu_backend(1);
@@ -172,8 +175,8 @@ TEST(CudaTrainingSession, StateThenLoadContinuesIdentically) {
                                  a->size() / 50 + 1));
 }
 
-// A few hundred steps of the Trainer on the emulated session, densification (a host round
-// trip) included: the model ends far above where it started.
+// A few hundred steps of the Trainer on the emulated session, densification (on the device)
+// included: the model ends far above where it started.
 TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
   Scene sc(200);
   EmulatedCudaBackend backend;
@@ -191,7 +194,65 @@ TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
   const double last = mean_psnr(sc, t.model());
   EXPECT_GT(last, first + 5.0) << "first " << first << " dB, last " << last << " dB";
   std::printf("emulated training: %.2f dB -> %.2f dB, %zu -> %zu splats\n", first, last, splats_before, t.model().size());
-  EXPECT_NE(t.model().size(), splats_before);  // densification ran on the host and came back
+  EXPECT_NE(t.model().size(), splats_before);  // densification ran
+  EXPECT_EQ(cuda::model_round_trips(*backend.session), 0u);  // on the device
+}
+
+// The Trainer's ADC (clone, split, prune, opacity resets) and MCMC (noise every step,
+// relocation and growth) runs, coarse-to-fine included, never take the model to the host.
+TEST(CudaTrainingSession, DeviceRefinementMakesNoRoundTrips) {
+  Scene sc(150);
+  for (Strategy strategy : {Strategy::kAdc, Strategy::kMcmc}) {
+    EmulatedCudaBackend backend;
+    TrainOptions o;
+    o.steps = 40;
+    o.seed = 5;
+    o.strategy = strategy;
+    o.coarse_to_fine = 8;
+    o.densify.densify_from = 10;
+    o.densify.densify_every = 10;
+    o.densify.densify_until = 35;
+    o.densify.opacity_reset_every = 20;
+    o.densify.grad_threshold = 1e-5f;
+    o.mcmc.refine_from = 10;
+    o.mcmc.refine_every = 10;
+    o.mcmc.min_opacity = 0.2f;  // some splats are dead
+    Trainer t(sc.data, o, backend, sc.images);
+    const std::size_t before = t.model().size();
+    while (t.current_step() < o.steps) t.step();
+    EXPECT_NE(t.model().size(), before) << (strategy == Strategy::kAdc ? "adc" : "mcmc");
+    EXPECT_EQ(cuda::model_round_trips(*backend.session), 0u) << (strategy == Strategy::kAdc ? "adc" : "mcmc");
+  }
+}
+
+// The same steps through the session interface, twice: the same bits, device refinement and
+// all.
+TEST(CudaTrainingSession, DeviceRefinementRunsGiveTheSameBits) {
+  Scene sc(200);
+  SplatSet init = sc.initial();
+  for (std::size_t i = 0; i < init.size(); i += 4) init.model.opacity_logits[i] = -8.f;  // dead for MCMC
+  SplatSet out[2];
+  for (SplatSet& result : out) {
+    auto s = cuda::make_device_training_session(sc.setup(), init);
+    DensifyOptions d;
+    d.densify_from = 1;
+    d.densify_every = 2;
+    d.grad_threshold = 1e-6f;
+    McmcOptions m;
+    m.refine_from = 1;
+    m.refine_every = 3;
+    Rng rng(2);
+    for (long step = 1; step <= 6; ++step) {
+      run_step(*s, static_cast<std::size_t>(step), step, 1, false);
+      s->densify(step, 2.0, d, rng);
+      s->mcmc_noise(1e-4f, m, rng);
+      s->mcmc_refine(step, m, rng);
+    }
+    result = s->state();
+    EXPECT_EQ(cuda::model_round_trips(*s), 0u);
+    EXPECT_GT(result.size(), init.size());
+  }
+  expect_same_set(out[0], out[1]);
 }
 
 // MCMC's regulariser on the device, its value and its gradients (added to the render's),
@@ -227,8 +288,8 @@ TEST(CudaTrainingSession, McmcRegulariserMatchesTheCpuSession) {
       test::grads_close("log_scales", sb.adam.groups()[kLogScales].m, sa.adam.groups()[kLogScales].m, 1e-3, 3 * slack));
 }
 
-// The host round trips (densification, MCMC's noise and refinement) run train/'s CPU code
-// on the downloaded arrays: from the same state and the same generator they give the CPU
+// With refine_on_host, the host round trips (densification, MCMC's noise and refinement)
+// run train/'s CPU code on the downloaded arrays: from the same state and the same generator they give the CPU
 // session's bits, and at steps their schedules skip they change nothing.
 TEST(CudaTrainingSession, HostRoundTripsGiveTheCpuSessionsBits) {
   Scene sc(300);
@@ -236,7 +297,9 @@ TEST(CudaTrainingSession, HostRoundTripsGiveTheCpuSessionsBits) {
   for (std::size_t i = 0; i < init.size(); i += 3) init.grad_accum[i] = 1.f, init.grad_count[i] = 1.f;  // to densify
   auto cpu_backend = make_cpu_backend(1);
   auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), init);
-  auto emu = cuda::make_device_training_session(sc.setup(), init);
+  cuda::DeviceSessionOptions host;
+  host.refine_on_host = true;
+  auto emu = cuda::make_device_training_session(sc.setup(), init, host);
   DensifyOptions d;
   d.densify_from = 10;
   d.densify_every = 10;
@@ -264,6 +327,7 @@ TEST(CudaTrainingSession, HostRoundTripsGiveTheCpuSessionsBits) {
   EXPECT_EQ(mb.added, ma.added);
   expect_same_set(emu->state(), cpu->state());
   EXPECT_EQ(emu->size(), cpu->size());
+  EXPECT_EQ(cuda::model_round_trips(*emu), 3u);
 }
 
 TEST(CudaTrainingSession, FindsTheFirstNonFiniteGroup) {
@@ -282,8 +346,8 @@ TEST(CudaTrainingSession, FindsTheFirstNonFiniteGroup) {
 }
 
 // Views past the device image budget are uploaded by the step that needs them, and
-// coarse-to-fine targets are downscaled on the host: the same target either way, and the
-// downscaled one the CPU session's.
+// coarse-to-fine targets are downscaled on the device (or, streamed, on the host): the same
+// target either way, and the downscaled one the CPU session's.
 TEST(CudaTrainingSession, StreamedAndDownscaledTargetsMatch) {
   Scene sc(200);
   TrainingSetup kept = sc.setup(), streamed = sc.setup();
@@ -303,4 +367,9 @@ TEST(CudaTrainingSession, StreamedAndDownscaledTargetsMatch) {
     loss[k] = sessions[k]->photometric_loss();
   }
   EXPECT_NEAR(loss[1], loss[0], 1e-5 * loss[0]);
+  // downscaled on the host (streamed) and on the device (kept): the same target's bits
+  auto d = cuda::make_device_training_session(streamed, sc.initial());
+  d->set_target(1, 2, {1.f, 1.f, 1.f});
+  d->render(RenderSettings{});
+  EXPECT_EQ(d->photometric_loss(), loss[1]);
 }

@@ -1,6 +1,6 @@
 // The device training session (backend/cuda/device_training_session.h) on a real GPU: one
-// step against the CPU session (loss, gradients through Adam's first moments, parameters)
-// and two runs bit-identical. The emulated twin is tests/cuda_training_session_test.cpp.
+// step against the CPU session (loss, gradients through Adam's first moments, parameters),
+// two runs bit-identical, and refinement's counts against the host path's. The emulated twin is tests/cuda_training_session_test.cpp.
 // Skips (visibly) where no device is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
 #include <gtest/gtest.h>
 
@@ -58,4 +58,42 @@ TEST(CudaTrainingSessionDevice, TwoRunsGiveTheSameBits) {
   const SplatSet& sb = b->state();
   for (int g = 0; g < kNumParamGroups; ++g) EXPECT_EQ(sa.param(g), sb.param(g)) << kParamGroupNames[static_cast<std::size_t>(g)];
   EXPECT_EQ(sa.grad_accum, sb.grad_accum);
+}
+
+// Refinement on the device: the counts of the host path (train/'s CPU code, refine_on_host)
+// from the same state, no round trips, and a second run's bits.
+TEST(CudaTrainingSessionDevice, RefinementCountsAreTheHostPathsAndRepeat) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  test::Scene sc(2000);
+  SplatSet init = sc.initial();
+  for (std::size_t i = 0; i < init.size(); i += 3) init.grad_accum[i] = 1.f, init.grad_count[i] = 1.f;
+  for (std::size_t i = 0; i < init.size(); i += 5) init.model.opacity_logits[i] = -8.f;
+  cuda::DeviceSessionOptions host;
+  host.refine_on_host = true;
+  auto ref = cuda::make_device_training_session(sc.setup(), init, host);
+  auto a = cuda::make_device_training_session(sc.setup(), init);
+  auto b = cuda::make_device_training_session(sc.setup(), init);
+  DensifyOptions d;
+  d.densify_from = 10;
+  d.densify_every = 10;
+  McmcOptions m;
+  m.refine_from = 10;
+  m.refine_every = 10;
+  Rng r0(7), ra(7), rb(7);
+  const DensifyReport dr = ref->densify(20, 2.0, d, r0), da = a->densify(20, 2.0, d, ra), db = b->densify(20, 2.0, d, rb);
+  EXPECT_EQ(da.cloned, dr.cloned);
+  EXPECT_EQ(da.split, dr.split);
+  EXPECT_EQ(da.pruned, dr.pruned);
+  EXPECT_EQ(a->size(), ref->size());
+  const McmcReport mr = ref->mcmc_refine(30, m, r0), ma = a->mcmc_refine(30, m, ra), mb = b->mcmc_refine(30, m, rb);
+  EXPECT_EQ(ma.relocated, mr.relocated);
+  EXPECT_EQ(ma.added, mr.added);
+  a->mcmc_noise(1e-4f, m, ra);
+  b->mcmc_noise(1e-4f, m, rb);
+  EXPECT_EQ(cuda::model_round_trips(*a), 0u);
+  EXPECT_EQ(db.split, da.split);
+  EXPECT_EQ(mb.added, ma.added);
+  const SplatSet& sa = a->state();
+  const SplatSet& sb = b->state();
+  for (int g = 0; g < kNumParamGroups; ++g) EXPECT_EQ(sa.param(g), sb.param(g)) << kParamGroupNames[static_cast<std::size_t>(g)];
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The two device-wide algorithms the forward needs, over device buffers: an exclusive
-// prefix sum of 32-bit counts and a stable radix sort of (64-bit key, 32-bit value) pairs.
+// The two device-wide algorithms the forward and the refinement need, over device buffers: an
+// exclusive prefix sum of 32- or 64-bit counts and a stable radix sort of (64-bit key, 32-bit value) pairs.
 // Under nvcc they are CUB's (it ships with the toolkit); under the emulator the standard
 // library's, with the same results: the sum is exact in integers, and both sorts are
 // stable, so equal keys keep their order.
@@ -35,6 +35,21 @@ inline void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::uint
 #else
   (void)scratch;
   std::exclusive_scan(in, in + n, out, std::uint32_t{0});
+#endif
+}
+
+// The same for 64-bit values (fixed-point weights: exact in any summation order).
+inline void exclusive_sum(const std::uint64_t* in, std::uint64_t* out, std::uint32_t n,
+                          DeviceBuffer<unsigned char>& scratch) {
+  if (n == 0) return;
+#if defined(__CUDACC__)
+  std::size_t bytes = 0;
+  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n), "scan size");
+  scratch.resize(bytes);
+  check(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n), "scan");
+#else
+  (void)scratch;
+  std::exclusive_scan(in, in + n, out, std::uint64_t{0});
 #endif
 }
 

@@ -2,7 +2,8 @@
 // A SplatSet (train/splat_set.h) in device memory: the six parameter arrays, Adam's m and v
 // of each and the three densification statistics, one row a splat as on the host. The
 // scalars (SH degree, Adam's step counts and options) stay in the host's SplatSet; only
-// load, state and the host round trips (device_training_session.cu) move the arrays.
+// load, state and the host round trips (device_training_session.cu) move the arrays
+// between host and device, and refinement (refine_stages.h) changes their rows in place.
 #include <array>
 #include <cstddef>
 

@@ -17,6 +17,8 @@
 #include "glint/backend/cuda/launch.h"
 #include "glint/backend/cuda/loss_stage.h"
 #include "glint/backend/cuda/loss_stages.h"
+#include "glint/backend/cuda/kernels/counter_rng.h"
+#include "glint/backend/cuda/refine_stages.h"
 #include "glint/backend/cuda/train_stages.h"
 #include "glint/core/error.h"
 #include "glint/backend/target_view.h"
@@ -31,7 +33,8 @@ constexpr std::size_t kCounters = 1 + kNumParamGroups;
 
 class DeviceTrainingSession final : public TrainingSession {
  public:
-  DeviceTrainingSession(const TrainingSetup& setup, SplatSet initial) : setup_(setup) {
+  DeviceTrainingSession(const TrainingSetup& setup, SplatSet initial, const DeviceSessionOptions& options)
+      : setup_(setup), options_(options) {
     upload_images();
     load(std::move(initial));
     counters_.resize(kCounters);
@@ -67,6 +70,7 @@ class DeviceTrainingSession final : public TrainingSession {
   void mcmc_noise(float means_lr, const McmcOptions& options, Rng& rng) override;
   McmcReport mcmc_refine(long step, const McmcOptions& options, Rng& rng) override;
   int first_non_finite_group(bool all) override;
+  std::size_t round_trips() const { return round_trips_; }
 
  private:
   static Error no_geometry(const char* what) {
@@ -100,13 +104,18 @@ class DeviceTrainingSession final : public TrainingSession {
     state();
     auto result = f(host_);
     dev_.upload_from(host_);
+    ++round_trips_;
     return result;
   }
 
   TrainingSetup setup_;
+  DeviceSessionOptions options_;
+  std::size_t round_trips_ = 0;
   SplatSet host_;  // the scalars always; the arrays as of the last load, state or round trip
   bool host_current_ = true;  // host_'s arrays equal the device's (no kernel wrote them since)
   DeviceModel dev_;
+  DeviceModel spare_;  // the rows a refinement builds, swapped with dev_
+  RefineScratch refine_;
   bool checked_ = false;  // a full finiteness check has read the parameters since they were loaded
   // the training views as decoded (8-bit), when they fit the budget; else streamed per step
   std::vector<DeviceBuffer<std::uint8_t>> images_;
@@ -146,10 +155,21 @@ Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std
   Camera cam = setup_.dataset->train[view].camera;
   DeviceSpan<const std::uint8_t> src;
   std::array<int, 3> dims{};
-  if (factor <= 1 && view < images_.size()) {
+  if (view < images_.size()) {
     src = images_[view].cspan();
     dims = image_dims_[view];
-  } else {  // streamed, or downscaled on the host as the CPU session does (area filter)
+    if (factor > 1) {  // coarse-to-fine: area downscaled on the device, as target_view does on the host
+      cam = cam.scaled_to(std::max(1, cam.width / factor), std::max(1, cam.height / factor));
+      const std::array<int, 3> full = dims;
+      dims = {cam.width, cam.height, full[2]};
+      staging_.resize(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]) *
+                      static_cast<std::size_t>(dims[2]));
+      if (dims[0] != full[0] || dims[1] != full[1]) {
+        device_area_downscale(src, full[0], full[1], full[2], dims[0], dims[1], staging_.span());
+        src = staging_.cspan();
+      }
+    }
+  } else {  // streamed: the view (downscaled on the host as the CPU session does) goes up
     const TargetView t = target_view(setup_, view, factor);
     const Image8& img = t.pixels();
     cam = t.camera;
@@ -267,7 +287,18 @@ DensifyReport DeviceTrainingSession::densify(long step, double extent, const Den
                      (o.opacity_reset_every > 0 && step % o.opacity_reset_every == 0) ||
                      (o.white_background && step == o.densify_from));
   if (!acts) return {};
-  return on_host([&](SplatSet& s) { return densify_step(s, step, extent, o, rng); });
+  if (options_.refine_on_host) return on_host([&](SplatSet& s) { return densify_step(s, step, extent, o, rng); });
+  // densify_step's order: clone/split/prune, then the opacity reset
+  host_current_ = false;
+  DensifyReport rep;
+  if (step > o.densify_from && o.densify_every > 0 && step % o.densify_every == 0)
+    rep = device_densify_and_prune(dev_, spare_, extent, o, step > o.opacity_reset_every, step, rng, refine_);
+  if ((o.opacity_reset_every > 0 && step % o.opacity_reset_every == 0) ||
+      (o.white_background && step == o.densify_from)) {
+    device_reset_opacity(dev_, o.opacity_reset_value);
+    rep.opacity_reset = true;
+  }
+  return rep;
 }
 
 double DeviceTrainingSession::mcmc_regularizer(const McmcOptions& o) {
@@ -285,17 +316,27 @@ double DeviceTrainingSession::mcmc_regularizer(const McmcOptions& o) {
 }
 
 void DeviceTrainingSession::mcmc_noise(float means_lr, const McmcOptions& o, Rng& rng) {
-  // train/mcmc.cpp's per-splat generators run on the host: a round trip every step.
-  on_host([&](SplatSet& s) {
-    mcmc_add_noise(s, means_lr, o, rng);
-    return 0;
-  });
+  if (options_.refine_on_host) {
+    on_host([&](SplatSet& s) {
+      mcmc_add_noise(s, means_lr, o, rng);
+      return 0;
+    });
+    return;
+  }
+  host_current_ = false;
+  device_mcmc_noise(dev_, means_lr, o, counter_key(rng.next_u64(), 0));
 }
 
 McmcReport DeviceTrainingSession::mcmc_refine(long step, const McmcOptions& o, Rng& rng) {
   // the steps mcmc_step (train/mcmc.cpp) acts on
   if (!(step < o.refine_until && step > o.refine_from && o.refine_every > 0 && step % o.refine_every == 0)) return {};
-  return on_host([&](SplatSet& s) { return mcmc_step(s, step, o, rng); });
+  if (options_.refine_on_host) return on_host([&](SplatSet& s) { return mcmc_step(s, step, o, rng); });
+  host_current_ = false;
+  McmcReport rep;
+  rep.refined = true;
+  rep.relocated = device_relocate_dead(dev_, o, counter_key(rng.next_u64(), step), refine_);
+  rep.added = device_grow(dev_, spare_, o, counter_key(rng.next_u64(), step), refine_);
+  return rep;
 }
 
 int DeviceTrainingSession::first_non_finite_group(bool all) {
@@ -317,8 +358,15 @@ int DeviceTrainingSession::first_non_finite_group(bool all) {
 
 }  // namespace
 
-std::unique_ptr<TrainingSession> make_device_training_session(const TrainingSetup& setup, SplatSet initial) {
-  return std::make_unique<DeviceTrainingSession>(setup, std::move(initial));
+std::unique_ptr<TrainingSession> make_device_training_session(const TrainingSetup& setup, SplatSet initial,
+                                                              const DeviceSessionOptions& options) {
+  return std::make_unique<DeviceTrainingSession>(setup, std::move(initial), options);
+}
+
+std::size_t model_round_trips(const TrainingSession& session) {
+  const auto* s = dynamic_cast<const DeviceTrainingSession*>(&session);
+  if (!s) throw Error("model_round_trips: not a device training session");
+  return s->round_trips();
 }
 
 }  // namespace GLINT_CUDA_NS

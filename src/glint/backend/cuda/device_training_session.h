@@ -6,12 +6,17 @@
 // back. Compiled by nvcc for the device and against the emulator for the tests
 // (emulated/), the same code.
 //
-// Host round trips (download the arrays, run train/'s CPU code, upload them): ADC's
-// clone/split/prune/opacity reset and MCMC's relocation/growth, at the steps their
-// schedules act on, and MCMC's position noise, every step it runs. The geometry
-// regularisers (normal consistency, distortion) need outputs the device renderer does not
-// draw: setups that use them train with the hybrid session (CudaBackend::start_training),
-// and this session refuses such a render.
+// ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and growth and
+// coarse-to-fine's downscaling run on the device too (refine_stages.h, loss_stage.h), with
+// counter-based random numbers: the decisions are the CPU's, the random draws differ from
+// the CPU's sequential generator but follow the same distributions. With
+// refine_on_host the session instead downloads the arrays at the steps those schedules act
+// on, runs train/'s CPU code on them and uploads them again: the CPU session's bits. Views
+// past the device image budget are uploaded (and downscaled on the host) by the step that
+// needs them. The geometry regularisers (normal consistency, distortion) need outputs the
+// device renderer does not draw: setups that use them train with the hybrid session
+// (CudaBackend::start_training), and this session refuses such a render.
+#include <cstddef>
 #include <memory>
 
 #include "glint/backend/cuda/cuda_namespace.h"
@@ -20,7 +25,16 @@
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
-std::unique_ptr<TrainingSession> make_device_training_session(const TrainingSetup& setup, SplatSet initial);
+struct DeviceSessionOptions {
+  bool refine_on_host = false;  // densification and MCMC's refinement through host round trips
+};
+
+std::unique_ptr<TrainingSession> make_device_training_session(const TrainingSetup& setup, SplatSet initial,
+                                                              const DeviceSessionOptions& options = {});
+
+// How often a device session has downloaded the model's arrays, run host code on them and
+// uploaded them again (state() alone, a download, does not count). Throws for other sessions.
+std::size_t model_round_trips(const TrainingSession& session);
 
 }  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda
