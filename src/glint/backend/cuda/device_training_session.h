@@ -3,15 +3,13 @@
 // statistics in device memory, the training images there as 8-bit, and every piece of the
 // step that the CPU session runs on the host (loss, backward, Adam, statistics, flatten,
 // MCMC's regulariser, the finiteness check) run as kernels; per step only scalars come
-// back. Compiled by nvcc for the device and against the emulator for the tests
-// (emulated/), the same code.
+// back. The geometry regularisers (normal consistency, depth distortion) run there too, on
+// the render's depth, normals and distortion (geometry_loss_stages.h). Compiled by nvcc for
+// the device and against the emulator for the tests (emulated/), the same code.
 //
 // Host round trips (download the arrays, run train/'s CPU code, upload them): ADC's
 // clone/split/prune/opacity reset and MCMC's relocation/growth, at the steps their
-// schedules act on, and MCMC's position noise, every step it runs. The geometry
-// regularisers (normal consistency, distortion) need outputs the device renderer does not
-// draw: setups that use them train with the hybrid session (CudaBackend::start_training),
-// and this session refuses such a render.
+// schedules act on, and MCMC's position noise, every step it runs.
 #include <memory>
 
 #include "glint/backend/cuda/cuda_namespace.h"
