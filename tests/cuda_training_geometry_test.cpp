@@ -75,8 +75,7 @@ TEST(CudaTrainingGeometry, OneLightableStepMatchesTheCpuSession) {
   const TrainOptions o = lightable(sc, 3000);
   ASSERT_GT(o.normal_weight, 0.f);
   ASSERT_GT(o.distortion_weight, 0.f);
-  TrainingSetup setup = sc.setup();
-  setup.renders_geometry = true;
+  const TrainingSetup setup = sc.setup();
   auto cpu_backend = make_cpu_backend(1);
   auto cpu = cpu::make_cpu_training_session(*cpu_backend, setup, sc.initial());
   auto emu = cuda::make_device_training_session(setup, sc.initial());
@@ -111,8 +110,7 @@ TEST(CudaTrainingGeometry, OneLightableStepMatchesTheCpuSession) {
 TEST(CudaTrainingGeometry, TwoRunsGiveTheSameBits) {
   Scene sc(300);
   const TrainOptions o = lightable(sc, 3000);
-  TrainingSetup setup = sc.setup();
-  setup.renders_geometry = true;
+  const TrainingSetup setup = sc.setup();
   auto a = cuda::make_device_training_session(setup, sc.initial());
   auto b = cuda::make_device_training_session(setup, sc.initial());
   for (std::size_t step = 1; step <= 3; ++step) {

@@ -65,8 +65,7 @@ TEST(CudaTrainingSessionDevice, TwoRunsGiveTheSameBits) {
 TEST(CudaTrainingSessionDevice, GeometryStepMatchesTheCpuSessionAndRepeats) {
   if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
   test::Scene sc(400);
-  TrainingSetup setup = sc.setup();
-  setup.renders_geometry = true;
+  const TrainingSetup setup = sc.setup();
   auto cpu_backend = make_cpu_backend(1);
   auto cpu = cpu::make_cpu_training_session(*cpu_backend, setup, sc.initial());
   auto dev = cuda::make_device_training_session(setup, sc.initial());
