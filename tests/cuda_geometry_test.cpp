@@ -4,7 +4,8 @@
 // the double-precision reference and the CPU backend (with the tolerances the CPU backend is
 // held to, tests/raster_reference_test.cpp), the median_depth_only early stop, their
 // gradients against the reference, finite differences and the CPU backend, run-to-run bit
-// equality, and the geometry regularisers' values and gradients against the CPU's.
+// equality, the geometry regularisers' values and gradients against the CPU's, and the
+// relighter's shadow maps rendered through the emulated stages against the CPU backend's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,8 +15,12 @@
 
 #include "glint/backend/backend.h"
 #include "glint/backend/cuda/device_outputs.h"
+#include "glint/backend/cuda/device_training_session.h"
 #include "glint/backend/cuda/forward_stages.h"
+#include "glint/backend/cuda/frame_output.h"
 #include "glint/backend/cuda/geometry_loss_stages.h"
+#include "glint/core/error.h"
+#include "glint/light/shadow_map.h"
 #include "glint/train/geometry_loss.h"
 #include "raster_test_util.h"
 #include "reference/reference_renderer.h"
@@ -346,4 +351,67 @@ TEST(CudaGeometryLoss, RegularisersMatchTheCpuLosses) {
   EXPECT_EQ(none.pixels, 0);
   EXPECT_FALSE(none.has_gradient);
   EXPECT_EQ(none.loss, 0.0);
+}
+
+namespace {
+
+// Renders through the emulated device stages and hands out the frame as the CUDA backend
+// does (frame_output.h): what relighting's maps see of the device renderer.
+class EmulatedDeviceRenderer final : public Backend {
+ public:
+  const char* name() const override { return "cuda-emulated"; }
+  void forward_into(const GaussianModel& m, const Camera& c, const RenderSettings& s, RenderOutput& out) override {
+    const DeviceCopy d(m);
+    emulated_forward(m, d, c, s, frame_);
+    download_frame(frame_, s, out);
+    out.saved.reset();
+  }
+  void backward(const GaussianModel&, const Camera&, const RenderSettings&, const RenderOutput&, const RenderGradIn&,
+                ModelGrad&) override {
+    throw Error("EmulatedDeviceRenderer: forward only");
+  }
+  std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
+    return make_device_training_session(setup, std::move(initial));
+  }
+
+ private:
+  DeviceFrame frame_;
+};
+
+}  // namespace
+
+// Shadow maps are batches of SH degree 0 renders of the median depth that stop at the
+// median (or of expected depth and alpha): a point light's cube and a sun's map, through
+// the emulated device stages, against the CPU backend's maps.
+TEST(CudaGeometryForward, ShadowMapsMatchTheCpuBackends) {
+  const GaussianModel m = degree3_scene(1200, 55);
+  const SceneBounds bounds = bounds_of_points(m.means);
+  const std::vector<Light> lights = {Light::point({0.3, -2.5, 1.5}, 10), Light::sun({0.4, -0.3, 0.8}, 3)};
+  EmulatedDeviceRenderer device;
+  auto cpu = make_cpu_backend(1);
+  for (const ShadowDepth kind : {ShadowDepth::Median, ShadowDepth::Expected}) {
+    SCOPED_TRACE(kind == ShadowDepth::Median ? "median" : "expected");
+    ShadowMapParams p;
+    p.resolution = 40;
+    p.depth = kind;
+    const std::vector<ShadowMap> a = render_shadow_maps(device, m, lights, bounds, p);
+    const std::vector<ShadowMap> b = render_shadow_maps(*cpu, m, lights, bounds, p);
+    ASSERT_EQ(a.size(), b.size());
+    std::size_t covered = 0;
+    for (std::size_t l = 0; l < a.size(); ++l) {
+      ASSERT_EQ(a[l].depth.size(), b[l].depth.size());
+      for (std::size_t f = 0; f < a[l].depth.size(); ++f) {
+        const std::vector<float>& da = a[l].depth[f].data;
+        const std::size_t slack = da.size() / 2000 + 1;
+        // the sun's camera stands far away (sun_distance_factor): float depths there carry
+        // rounding in proportion
+        float zmax = 0.f;
+        for (float v : b[l].depth[f].data) zmax = std::max(zmax, v);
+        EXPECT_TRUE(test::images_close("light " + std::to_string(l) + " face " + std::to_string(f), da,
+                                       b[l].depth[f].data, 4e-4 + 1e-5 * zmax, slack));
+        for (float v : da) covered += v > 0.f;
+      }
+    }
+    EXPECT_GT(covered, 100u);  // the maps see the splats
+  }
 }

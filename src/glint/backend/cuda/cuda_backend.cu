@@ -16,6 +16,7 @@
 #include "glint/backend/cuda/device_outputs.h"
 #include "glint/backend/cuda/device_training_session.h"
 #include "glint/backend/cuda/forward_stages.h"
+#include "glint/backend/cuda/frame_output.h"
 #include "glint/core/error.h"
 #include "glint/render/view.h"
 
@@ -24,13 +25,6 @@ namespace {
 
 using cuda::download;
 using cuda::upload;
-
-void download_image(const cuda::DeviceBuffer<float>& b, int w, int h, int c, ImageF& img) {
-  if (img.width != w || img.height != h || img.channels != c ||
-      img.data.size() != static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c))
-    img = ImageF(w, h, c);
-  download(b, img.data);
-}
 
 // A forward's device state: the model as it was uploaded and the frame's buffers, which
 // the backward reads (and in which it writes its per-instance records, hence mutable).
@@ -131,25 +125,7 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
                       settings.antialiased, settings.background, st->frame, cuda::device_aov_flags(settings),
                       settings.median_depth_only);
 
-  cuda::DeviceFrame& f = st->frame;
-  download_image(f.rgb, camera.width, camera.height, 3, out.rgb);
-  const cuda::DeviceBuffer<float>* images[aov::kCount] = {};
-  images[aov::alpha] = &f.alpha;
-  images[aov::depth] = &f.depth;
-  images[aov::median_depth] = &f.median;
-  images[aov::normal] = &f.normal;
-  images[aov::distortion] = &f.distortion;
-  images[aov::count] = &f.count;
-  for (int i = 0; i < aov::kCount; ++i) {
-    const auto id = aov::Id(i);
-    if (wants(settings, id))
-      download_image(*images[i], camera.width, camera.height, aov::kInfo[i].channels, image_of(out, id));
-    else
-      image_of(out, id) = ImageF();
-  }
-  download(st->frame.radii, out.radii);
-  out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
-  out.num_instances = static_cast<std::int64_t>(st->frame.instances);
+  cuda::download_frame(st->frame, settings, out);
   out.saved = std::move(st);
 }
 
