@@ -106,7 +106,7 @@ EmulatedFrame emulated_forward(const GaussianModel& m, const Camera& cam, const 
          DeviceSpan<const std::uint32_t>{sorted_splat.data(), instances},
          DeviceSpan<const std::uint32_t>{ranges.data(), 2 * tiles}, img, DeviceSpan<float>{f.rgb.data(), 3 * pixels},
          DeviceSpan<float>{f.alpha.data(), pixels}, DeviceSpan<float>{f.t_final.data(), pixels},
-         DeviceSpan<std::uint32_t>{f.last.data(), pixels});
+         DeviceSpan<std::uint32_t>{f.last.data(), pixels}, BlendAovs{});
   f.splats = std::move(splats);
   f.offsets = std::move(offsets);
   f.img = img;
@@ -121,14 +121,14 @@ ModelGrad emulated_backward(const GaussianModel& m, const Camera& cam, const Ren
   const auto n = static_cast<std::uint32_t>(m.size());
   const auto inst = static_cast<std::uint32_t>(f.instances);
   const auto pixels = static_cast<std::uint32_t>(cam.width * cam.height);
-  std::vector<float> records(kRecordFloats * inst, 0.f);
+  std::vector<float> records(kColourRecordFloats * inst, 0.f);
   launch(blend_backward_kernel, LaunchShape{dim3(f.tiles), dim3(kBlendThreads)},
          DeviceSpan<const ProjectedSplat>{f.splats.data(), n}, DeviceSpan<const std::uint32_t>{f.sorted_splat.data(), inst},
          DeviceSpan<const std::uint32_t>{f.sorted_slot.data(), inst},
          DeviceSpan<const std::uint32_t>{f.ranges.data(), 2 * f.tiles}, f.img,
          DeviceSpan<const float>{f.t_final.data(), pixels}, DeviceSpan<const std::uint32_t>{f.last.data(), pixels},
-         BlendGradIn{{d_rgb.data(), 3 * pixels}, {d_alpha.data(), static_cast<std::uint32_t>(d_alpha.size())}},
-         DeviceSpan<float>{records.data(), kRecordFloats * inst});
+         BlendAovs{}, BlendGradIn{{d_rgb.data(), 3 * pixels}, {d_alpha.data(), static_cast<std::uint32_t>(d_alpha.size())}},
+         DeviceSpan<float>{records.data(), kColourRecordFloats * inst});
   ModelGrad g;
   g.resize(n, false);
   const SplatGrads out{{g.means.data(), 3 * n},        {g.log_scales.data(), 3 * n}, {g.quats.data(), 4 * n},
@@ -136,8 +136,8 @@ ModelGrad emulated_backward(const GaussianModel& m, const Camera& cam, const Ren
                        {g.mean2d.data(), 2 * n}};
   launch(splat_backward_kernel, shape_for(n, 64), render::make_view<float>(cam, rs.near_plane), geometry_of(m),
          std::int32_t{m.sh_degree}, std::uint32_t{rs.antialiased}, DeviceSpan<const ProjectedSplat>{f.splats.data(), n},
-         DeviceSpan<const std::uint32_t>{f.offsets.data(), n + 1}, DeviceSpan<const float>{records.data(), kRecordFloats * inst},
-         out);
+         DeviceSpan<const std::uint32_t>{f.offsets.data(), n + 1}, DeviceSpan<const float>{records.data(), kColourRecordFloats * inst},
+         std::uint32_t{kColourRecordFloats}, out);
   return g;
 }
 

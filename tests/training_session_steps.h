@@ -1,6 +1,7 @@
 #pragma once
 // A small training scene and one training step through the TrainingSession interface, as
-// the Trainer runs it (ADC statistics, flattening): what the session tests run on the CPU,
+// the Trainer runs it (ADC statistics, flattening; or the geometry regularisers): what the
+// session tests run on the CPU,
 // the emulated device and a real device. The scene is the bundled demo at 25x25 pixels with
 // a few hundred splats, so that emulated kernels run in seconds.
 #include <algorithm>
@@ -81,6 +82,39 @@ inline StepOut run_step(TrainingSession& s, std::size_t view, long step, int sh_
   const GroupRates rates = {1e-3f, 5e-3f, 1e-3f, 5e-2f, 2.5e-3f, 1.25e-4f};
   o.adam = s.adam(rates, selective, sh_degree);
   return o;
+}
+
+// The geometry regularisers' weights (the lightable preset's, train/run_options.cpp).
+struct GeometryWeights {
+  float normal = 0.05f, distortion = 0.5f, flatten = 100.f;
+};
+struct GeometryStepOut {
+  double photometric = 0, normal = 0, distortion = 0, total = 0;
+  std::size_t visible = 0;
+  int adam = 0;
+};
+
+// One step as the Trainer runs it once every geometry regulariser is on, on view `view`.
+inline GeometryStepOut run_geometry_step(TrainingSession& s, const GeometryWeights& w, std::size_t view,
+                                         int sh_degree) {
+  GeometryStepOut r;
+  const std::array<float, 3> bg = {0.1f, 0.2f, 0.3f};
+  s.set_target(view, 1, bg);
+  RenderSettings rs;
+  for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
+  rs.sh_degree = sh_degree;
+  s.set_sh_degree(sh_degree);
+  rs.want_alpha = rs.want_depth = rs.want_normal = rs.want_distortion = true;
+  s.render(rs);
+  r.photometric = s.photometric_loss();
+  r.normal = s.normal_consistency(w.normal);
+  r.distortion = s.distortion(w.distortion);
+  s.backward();
+  r.total = r.photometric + r.normal + r.distortion + s.flatten(w.flatten);
+  r.visible = s.visibility();
+  const GroupRates rates = {1e-3f, 5e-3f, 1e-3f, 5e-2f, 2.5e-3f, 1.25e-4f};
+  r.adam = s.adam(rates, false, sh_degree);
+  return r;
 }
 
 }  // namespace glint::test

@@ -1,6 +1,7 @@
 // The CUDA backend class (backend/cuda/cuda_backend.cu) and the device loss on a real GPU:
-// forward and backward through glint::Backend against the CPU backend, the outputs it
-// leaves to the CPU, what it reports of the device, and the loss against the CPU loss.
+// forward and backward through glint::Backend against the CPU backend (colour, alpha and
+// the geometry outputs), the statistic it leaves to the CPU, what it reports of the device,
+// and the loss against the CPU loss.
 // Skips (visibly) where no device is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -58,11 +59,40 @@ TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
   EXPECT_TRUE(test::grads_close("means", gg.means, cg.means, 1e-3, 6 * slack));
   EXPECT_TRUE(test::grads_close("opacity", gg.opacity_logits, cg.opacity_logits, 1e-3, slack));
   EXPECT_TRUE(test::grads_close("mean2d", gg.mean2d, cg.mean2d, 1e-3, 4 * slack));
-  // Outputs the device does not draw yet come whole from the CPU backend it keeps.
-  RenderSettings depth = rs;
-  depth.want_depth = true;
-  const RenderOutput gd = gpu->forward(m, cam, depth), cd = cpu->forward(m, cam, depth);
-  EXPECT_EQ(gd.depth.data, cd.depth.data);
+  // The geometry outputs on the device, with their gradients, against the CPU backend.
+  RenderSettings geo = rs;
+  geo.want_depth = geo.want_median_depth = geo.want_normal = geo.want_distortion = geo.want_count = true;
+  const RenderOutput gg2 = gpu->forward(m, cam, geo), cg2 = cpu->forward(m, cam, geo);
+  EXPECT_TRUE(test::images_close("depth", gg2.depth.data, cg2.depth.data, 4e-4, slack));
+  EXPECT_TRUE(test::images_close("median", gg2.median_depth.data, cg2.median_depth.data, 4e-4, slack));
+  EXPECT_TRUE(test::images_close("normal", gg2.normal.data, cg2.normal.data, 1e-4, 3 * slack));
+  EXPECT_TRUE(test::images_close("distortion", gg2.distortion.data, cg2.distortion.data, 4e-4, slack));
+  EXPECT_TRUE(test::images_close("count", gg2.count.data, cg2.count.data, 0.5, slack));
+  RenderSettings geo_grad = geo;
+  geo_grad.want_count = false;
+  const RenderOutput gg3 = gpu->forward(m, cam, geo_grad), cg3 = cpu->forward(m, cam, geo_grad);
+  const test::Upstream gup = test::random_upstream(cam.width, cam.height, geo_grad, 4);
+  ModelGrad ggg, cgg;
+  gpu->backward(m, cam, geo_grad, gg3, gup.in(), ggg);
+  cpu->backward(m, cam, geo_grad, cg3, gup.in(), cgg);
+  EXPECT_TRUE(test::grads_close("geometry means", ggg.means, cgg.means, 1e-3, 6 * slack));
+  EXPECT_TRUE(test::grads_close("geometry quats", ggg.quats, cgg.quats, 1e-3, 8 * slack));
+  EXPECT_TRUE(test::grads_close("geometry opacity", ggg.opacity_logits, cgg.opacity_logits, 1e-3, slack));
+  // Shadow maps' renders: median depth only, stopping at the median.
+  RenderSettings shadow;
+  shadow.sh_degree = 0;
+  shadow.want_alpha = false;
+  shadow.want_median_depth = shadow.median_depth_only = true;
+  std::vector<RenderOutput> gv, cv;
+  gpu->forward_views(m, {cam, cam}, shadow, gv);
+  cpu->forward_views(m, {cam, cam}, shadow, cv);
+  ASSERT_EQ(gv.size(), 2u);
+  EXPECT_TRUE(test::images_close("shadow median", gv[1].median_depth.data, cv[1].median_depth.data, 4e-4, slack));
+  // AbsGS's statistic has no device kernel: such a render comes whole from the CPU backend.
+  RenderSettings abs = rs;
+  abs.want_mean2d_abs = true;
+  const RenderOutput ga = gpu->forward(m, cam, abs), ca = cpu->forward(m, cam, abs);
+  EXPECT_EQ(ga.rgb.data, ca.rgb.data);
   // What eval.json reports of the device.
   EXPECT_FALSE(gpu->device().empty());
   EXPECT_GT(gpu->peak_device_memory_bytes(), static_cast<long long>(m.size() * sizeof(float) * 3));

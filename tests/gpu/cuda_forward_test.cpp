@@ -76,14 +76,14 @@ TEST(CudaDevice, ForwardMatchesTheCpuBackend) {
   make_cpu_backend()->backward(m, cam, rs, cpu_out, up.in(), cg);
   const auto d_rgb = upload(up.rgb), d_alpha = upload(up.alpha);
   DeviceGrads dg;
-  backward_frame(g, frame, d_rgb.cspan(), d_alpha.cspan(), dg);
+  backward_frame(g, frame, BlendGradIn{d_rgb.cspan(), d_alpha.cspan()}, dg);
   check(cudaDeviceSynchronize(), "backward");
   const std::size_t gslack = static_cast<std::size_t>(cam.width * cam.height) / 2000 + 1;
   EXPECT_TRUE(test::grads_close("means", download(dg.means), cg.means, 1e-3, 6 * gslack));
   EXPECT_TRUE(test::grads_close("opacity", download(dg.opacity_logits), cg.opacity_logits, 1e-3, gslack));
   EXPECT_TRUE(test::grads_close("sh_rest", download(dg.sh_rest), cg.sh_rest, 1e-3, 45 * gslack));
   const std::vector<float> first_means = download(dg.means);
-  backward_frame(g, frame, d_rgb.cspan(), d_alpha.cspan(), dg);
+  backward_frame(g, frame, BlendGradIn{d_rgb.cspan(), d_alpha.cspan()}, dg);
   check(cudaDeviceSynchronize(), "backward again");
   EXPECT_EQ(download(dg.means), first_means);
 }

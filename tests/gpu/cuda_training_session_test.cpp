@@ -97,3 +97,30 @@ TEST(CudaTrainingSessionDevice, RefinementCountsAreTheHostPathsAndRepeat) {
   const SplatSet& sb = b->state();
   for (int g = 0; g < kNumParamGroups; ++g) EXPECT_EQ(sa.param(g), sb.param(g)) << kParamGroupNames[static_cast<std::size_t>(g)];
 }
+
+// The lightable preset's regularisers (normal consistency, distortion, flattening) on the
+// device: one step against the CPU session, and a second device run giving the same bits.
+TEST(CudaTrainingSessionDevice, GeometryStepMatchesTheCpuSessionAndRepeats) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  test::Scene sc(400);
+  const TrainingSetup setup = sc.setup();
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, setup, sc.initial());
+  auto dev = cuda::make_device_training_session(setup, sc.initial());
+  auto again = cuda::make_device_training_session(setup, sc.initial());
+  const test::GeometryWeights w;
+  const test::GeometryStepOut a = test::run_geometry_step(*cpu, w, 3, 1), b = test::run_geometry_step(*dev, w, 3, 1);
+  EXPECT_NEAR(b.photometric, a.photometric, 1e-5 * a.photometric);
+  EXPECT_NEAR(b.normal, a.normal, 1e-4 * a.normal);
+  EXPECT_NEAR(b.distortion, a.distortion, 1e-4 * a.distortion);
+  EXPECT_EQ(test::run_geometry_step(*again, w, 3, 1).total, b.total);
+  const SplatSet& sa = cpu->state();
+  const SplatSet& sb = dev->state();
+  const std::size_t slack = sa.size() / 100 + 1;
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    EXPECT_TRUE(test::grads_close(kParamGroupNames[gi], sb.adam.groups()[gi].m, sa.adam.groups()[gi].m, 1e-3,
+                                  slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+    EXPECT_EQ(again->state().param(g), sb.param(g)) << kParamGroupNames[gi];
+  }
+}

@@ -32,9 +32,6 @@ struct TrainingSetup {
   bool random_background = false;  // targets change every step: nothing kept per view
   // Memory for the views' SSIM blurs kept across steps (the same bits either way).
   std::size_t ssim_cache_mb = 1024;
-  // The steps render more than colour and alpha (normal consistency, distortion): a
-  // backend whose device renderer draws only those (CUDA) then trains another way.
-  bool renders_geometry = false;
   // Memory for the training images kept in device memory as 8-bit (CUDA); past it each
   // step uploads its view.
   std::size_t device_images_mb = 4096;

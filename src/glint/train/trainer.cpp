@@ -46,7 +46,6 @@ TrainingSetup setup_of(const Dataset& dataset, const TrainOptions& o, ImageCache
   s.loss = o.loss;
   s.random_background = o.random_background;
   s.ssim_cache_mb = o.ssim_cache_mb;
-  s.renders_geometry = o.normal_weight > 0 || o.distortion_weight > 0;
   return s;
 }
 

@@ -1,13 +1,9 @@
 // The CUDA backend: uploads the model, runs the forward's and backward's device stages
-// (forward_stages.h) and downloads what the caller asked for. It renders colour and alpha;
-// a render that wants any other output of backend/render_outputs.h (or AbsGS's statistic)
-// goes whole to the CPU backend it keeps, said once on stderr, so that every command works
-// on a GPU machine while the device kernels for those outputs do not exist (its backward
-// then goes there too, by the forward state's type). Training runs on the device
-// (device_training_session.h); a setup whose steps render other outputs (the geometry
-// regularisers) trains with the hybrid session instead: the CPU backend's training session
-// (loss, Adam, densification on the host) with this backend as its rasterizer, so every
-// step uploads the model and downloads the render and gradients.
+// (forward_stages.h) and downloads what the caller asked for: colour and every output of
+// backend/render_outputs.h, with their gradients. A render that wants AbsGS's statistic,
+// which has no device kernel, goes whole to the CPU backend it keeps, said once on stderr
+// (its backward then goes there too, by the forward state's type). Training runs on the
+// device (device_training_session.h), the geometry regularisers included.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/cuda/cuda_backend.h"
 #include "glint/backend/cuda/device_outputs.h"
 #include "glint/backend/cuda/device_training_session.h"
 #include "glint/backend/cuda/forward_stages.h"
+#include "glint/backend/cuda/frame_output.h"
 #include "glint/core/error.h"
 #include "glint/render/view.h"
 
@@ -29,13 +25,6 @@ namespace {
 
 using cuda::download;
 using cuda::upload;
-
-void download_image(const cuda::DeviceBuffer<float>& b, int w, int h, int c, ImageF& img) {
-  if (img.width != w || img.height != h || img.channels != c ||
-      img.data.size() != static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c))
-    img = ImageF(w, h, c);
-  download(b, img.data);
-}
 
 // A forward's device state: the model as it was uploaded and the frame's buffers, which
 // the backward reads (and in which it writes its per-instance records, hence mutable).
@@ -62,7 +51,7 @@ class CudaBackend final : public Backend {
            std::to_string(p.totalGlobalMem >> 20) + " MiB)";
   }
   long long peak_device_memory_bytes() const override { return cuda::device_memory_use().peak.load(); }
-  // Outputs the device does not draw yet go to the kept CPU backend as one batch.
+  // What the device does not draw goes to the kept CPU backend as one batch.
   void forward_views(const GaussianModel& model, const std::vector<Camera>& cameras, const RenderSettings& settings,
                      std::vector<RenderOutput>& outs) override {
     if (const char* what = cuda::missing_device_output(settings)) {
@@ -77,10 +66,7 @@ class CudaBackend final : public Backend {
                     RenderOutput& out) override;
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
-  // The device session (device_training_session.h), unless the steps render outputs the
-  // device renderer does not draw: then the hybrid, the CPU's session over this backend.
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    if (setup.renders_geometry) return cpu::make_cpu_training_session(*this, setup, std::move(initial));
     return cuda::make_device_training_session(setup, std::move(initial));
   }
 
@@ -97,13 +83,13 @@ class CudaBackend final : public Backend {
   std::vector<std::shared_ptr<CudaForwardState>> pool_;
   void say_cpu(const char* what) {
     if (!said_cpu_)
-      std::fprintf(stderr, "glint: the CUDA backend renders colour and alpha only so far; renders with %s run on the CPU\n",
+      std::fprintf(stderr, "glint: the CUDA backend has no kernel for %s; renders that ask for it run on the CPU\n",
                    what);
     said_cpu_ = true;
   }
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();  // renders what the device cannot yet
   bool said_cpu_ = false;
-  cuda::DeviceBuffer<float> d_rgb_, d_alpha_;
+  cuda::DeviceBuffer<float> d_rgb_, d_alpha_, d_depth_, d_median_, d_normal_, d_distortion_;
   cuda::DeviceGrads grads_;
 };
 
@@ -136,18 +122,10 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
   st->settings = settings;
   const int degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
   cuda::forward_frame(render::make_view<float>(camera, settings.near_plane), st->geometry(), degree,
-                      settings.antialiased, settings.background, st->frame);
+                      settings.antialiased, settings.background, st->frame, cuda::device_aov_flags(settings),
+                      settings.median_depth_only);
 
-  download_image(st->frame.rgb, camera.width, camera.height, 3, out.rgb);
-  if (settings.want_alpha)
-    download_image(st->frame.alpha, camera.width, camera.height, 1, out.alpha);
-  else
-    out.alpha = ImageF();
-  for (int i = 0; i < aov::kCount; ++i)
-    if (i != aov::alpha) image_of(out, aov::Id(i)) = ImageF();
-  download(st->frame.radii, out.radii);
-  out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
-  out.num_instances = static_cast<std::int64_t>(st->frame.instances);
+  cuda::download_frame(st->frame, settings, out);
   out.saved = std::move(st);
 }
 
@@ -162,8 +140,10 @@ void CudaBackend::backward(const GaussianModel& model, const Camera& camera, con
   if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
       st->height != camera.height)
     throw Error("rasterizer backward: model or camera differ from the forward pass");
+  if (st->settings.median_depth_only)
+    throw Error("rasterizer backward: the forward stopped at the median depth (median_depth_only)");
   for (int i = 0; i < aov::kCount; ++i)
-    if (i != aov::alpha && grad_of(gin, aov::Id(i)))
+    if (grad_of(gin, aov::Id(i)) && !wants(st->settings, aov::Id(i)))
       throw Error("rasterizer backward: a gradient for " + std::string(aov::kInfo[i].name) +
                   ", which the forward did not render");
   const std::size_t pixels = static_cast<std::size_t>(st->width) * static_cast<std::size_t>(st->height);
@@ -173,11 +153,17 @@ void CudaBackend::backward(const GaussianModel& model, const Camera& camera, con
     d_rgb_.resize(3 * pixels);
     cuda::clear(d_rgb_);
   }
-  if (gin.d_alpha)
-    upload(d_alpha_, gin.d_alpha, pixels);
-  else
-    d_alpha_.resize(0);
-  cuda::backward_frame(st->geometry(), st->frame, d_rgb_.cspan(), d_alpha_.cspan(), grads_);
+  const auto grad_span = [&](cuda::DeviceBuffer<float>& b, const float* host, std::size_t per_pixel) {
+    if (!host) return cuda::DeviceSpan<const float>{};
+    upload(b, host, per_pixel * pixels);
+    return b.cspan();
+  };
+  cuda::BlendGradIn in{d_rgb_.cspan(), grad_span(d_alpha_, gin.d_alpha, 1)};
+  in.d_depth = grad_span(d_depth_, gin.d_depth, 1);
+  in.d_median = grad_span(d_median_, gin.d_median_depth, 1);
+  in.d_normal = grad_span(d_normal_, gin.d_normal, 3);
+  in.d_distortion = grad_span(d_distortion_, gin.d_distortion, 1);
+  cuda::backward_frame(st->geometry(), st->frame, in, grads_);
   grad.resize(st->n, false);
   download(grads_.means, grad.means);
   download(grads_.log_scales, grad.log_scales);

@@ -11,6 +11,7 @@
 #include "glint/backend/cuda/device_model.h"
 #include "glint/backend/cuda/device_outputs.h"
 #include "glint/backend/cuda/forward_stages.h"
+#include "glint/backend/cuda/geometry_loss_stages.h"
 #include "glint/backend/cuda/kernels/adam_kernel.h"
 #include "glint/backend/cuda/kernels/regularizer_kernels.h"
 #include "glint/backend/cuda/kernels/statistics_kernels.h"
@@ -58,8 +59,8 @@ class DeviceTrainingSession final : public TrainingSession {
   Camera set_target(std::size_t view, int factor, const std::array<float, 3>& bg) override;
   void render(const RenderSettings& settings) override;
   double photometric_loss() override;
-  double normal_consistency(float) override { throw no_geometry("normal consistency"); }
-  double distortion(float) override { throw no_geometry("the distortion loss"); }
+  double normal_consistency(float weight) override;
+  double distortion(float weight) override;
   void backward() override;
   double flatten(float weight) override;
   std::size_t visibility() override;
@@ -73,11 +74,6 @@ class DeviceTrainingSession final : public TrainingSession {
   std::size_t round_trips() const { return round_trips_; }
 
  private:
-  static Error no_geometry(const char* what) {
-    return Error("CUDA training", std::string(what) +
-                                      " needs the render's normal, depth or distortion, which the device renderer does "
-                                      "not draw; such setups train with the hybrid session");
-  }
   void upload_images();
   // The step's gradient of group g, as the rasterizer's backward left it.
   DeviceBuffer<float>& grad(int g) {
@@ -131,6 +127,8 @@ class DeviceTrainingSession final : public TrainingSession {
   DeviceGrads grads_;
   DeviceBuffer<float> d_rgb_;
   LossBuffers loss_;
+  GeometryLossBuffers geometry_;
+  bool nc_grad_ = false, distortion_grad_ = false;  // the step's geometry losses have gradients for the backward
   DeviceBuffer<std::uint8_t> visible_;
   DeviceBuffer<std::uint32_t> counters_;
   DeviceBuffer<double> terms_, terms2_, sum_partials_, sums_;
@@ -187,8 +185,7 @@ Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std
 
 void DeviceTrainingSession::render(const RenderSettings& settings) {
   if (const char* what = missing_device_output(settings))
-    throw Error("CUDA training", std::string("the device renderer does not draw ") + what +
-                                     "; such setups train with the hybrid session");
+    throw Error("CUDA training", std::string("the device renderer does not draw ") + what);
   if (camera_.width <= 0 || camera_.height <= 0 || !(camera_.fx > 0) || !(camera_.fy > 0))
     throw Error("rasterizer: camera '" + camera_.name + "' has no valid size or focal length");
   if (dev_.n > std::size_t(1) << 30) throw Error("rasterizer: too many splats for the CUDA backend");
@@ -196,8 +193,9 @@ void DeviceTrainingSession::render(const RenderSettings& settings) {
   const int degree =
       std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : host_.model.sh_degree, 0, kMaxShDegree);
   forward_frame(render::make_view<float>(camera_, settings.near_plane), dev_.geometry(), degree, settings.antialiased,
-                settings.background, frame_);
+                settings.background, frame_, device_aov_flags(settings), settings.median_depth_only);
   rendered_ = true;
+  nc_grad_ = distortion_grad_ = false;
 }
 
 double DeviceTrainingSession::photometric_loss() {
@@ -210,9 +208,32 @@ double DeviceTrainingSession::photometric_loss() {
   return v.total;
 }
 
+double DeviceTrainingSession::normal_consistency(float weight) {
+  if (!rendered_ || (frame_.aovs.flags & kAovDepth) == 0 || (frame_.aovs.flags & kAovNormal) == 0)
+    throw Error("CUDA training: normal consistency needs a render with depth and normals");
+  const DeviceNormalConsistency r = device_normal_consistency(camera_, frame_, weight, geometry_);
+  nc_grad_ = r.has_gradient;
+  return r.loss;
+}
+
+double DeviceTrainingSession::distortion(float weight) {
+  if (!rendered_ || (frame_.aovs.flags & kAovDistortion) == 0)
+    throw Error("CUDA training: the distortion loss needs a render with the distortion");
+  const double loss = device_distortion_loss(frame_, weight, geometry_);
+  distortion_grad_ = frame_.distortion.size() > 0;
+  return loss;
+}
+
 void DeviceTrainingSession::backward() {
   if (!rendered_) throw Error("CUDA training: backward before render");
-  backward_frame(dev_.geometry(), frame_, d_rgb_.cspan(), DeviceSpan<const float>{}, grads_);
+  if (settings_.median_depth_only) throw Error("CUDA training: a median_depth_only render has no backward");
+  BlendGradIn in{d_rgb_.cspan(), DeviceSpan<const float>{}};
+  if (nc_grad_) {
+    in.d_normal = geometry_.d_normal.cspan();
+    in.d_depth = geometry_.d_depth.cspan();
+  }
+  if (distortion_grad_) in.d_distortion = geometry_.d_distortion.cspan();
+  backward_frame(dev_.geometry(), frame_, in, grads_);
 }
 
 double DeviceTrainingSession::flatten(float weight) {

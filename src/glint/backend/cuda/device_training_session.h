@@ -3,8 +3,9 @@
 // statistics in device memory, the training images there as 8-bit, and every piece of the
 // step that the CPU session runs on the host (loss, backward, Adam, statistics, flatten,
 // MCMC's regulariser, the finiteness check) run as kernels; per step only scalars come
-// back. Compiled by nvcc for the device and against the emulator for the tests
-// (emulated/), the same code.
+// back. The geometry regularisers (normal consistency, depth distortion) run there too, on
+// the render's depth, normals and distortion (geometry_loss_stages.h). Compiled by nvcc for
+// the device and against the emulator for the tests (emulated/), the same code.
 //
 // ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and growth and
 // coarse-to-fine's downscaling run on the device too (refine_stages.h, loss_stage.h), with
@@ -13,9 +14,7 @@
 // refine_on_host the session instead downloads the arrays at the steps those schedules act
 // on, runs train/'s CPU code on them and uploads them again: the CPU session's bits. Views
 // past the device image budget are uploaded (and downscaled on the host) by the step that
-// needs them. The geometry regularisers (normal consistency, distortion) need outputs the
-// device renderer does not draw: setups that use them train with the hybrid session
-// (CudaBackend::start_training), and this session refuses such a render.
+// needs them.
 #include <cstddef>
 #include <memory>
 

@@ -11,7 +11,7 @@ namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
-                   const float background[3], DeviceFrame& f) {
+                   const float background[3], DeviceFrame& f, std::uint32_t aov_flags, bool stop_at_median) {
   const std::uint32_t n = geometry.opacity_logits.size;
   f.view = view;
   f.sh_degree = sh_degree;
@@ -58,18 +58,39 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.last.resize(pixels);
   const BlendImage img{view.width, view.height, tiles_x, {background[0], background[1], background[2]}};
   f.image = img;
+  BlendAovs aov;
+  aov.flags = aov_flags;
+  aov.stop_at_median = stop_at_median && (aov_flags & kAovMedian) != 0 ? 1u : 0u;
+  const auto sized = [&](DeviceBuffer<float>& b, std::uint32_t flag, std::size_t per_pixel) {
+    if ((aov_flags & flag) == 0) return DeviceSpan<float>{};
+    b.resize(per_pixel * pixels);
+    return b.span();
+  };
+  aov.depth = sized(f.depth, kAovDepth, 1);
+  aov.depth_sum = sized(f.depth_sum, kAovDepth, 1);
+  aov.median = sized(f.median, kAovMedian, 1);
+  if (aov_flags & kAovMedian) {
+    f.median_at.resize(pixels);
+    aov.median_at = f.median_at.span();
+  }
+  aov.normal = sized(f.normal, kAovNormal, 3);
+  aov.distortion = sized(f.distortion, kAovDistortion, 1);
+  aov.dist_r = sized(f.dist_r, kAovDistortion, 1);
+  aov.dist_z0 = sized(f.dist_z0, kAovDistortion, 1);
+  aov.count = sized(f.count, kAovCount, 1);
+  f.aovs = aov;
   launch(blend_kernel, LaunchShape{dim3(tiles), dim3(kBlendThreads)}, f.splats.cspan(), f.sorted_splat.cspan(),
-         f.ranges.cspan(), img, f.rgb.span(), f.alpha.span(), f.t_final.span(), f.last.span());
+         f.ranges.cspan(), img, f.rgb.span(), f.alpha.span(), f.t_final.span(), f.last.span(), aov);
   check_launches("blend");
 }
 
-void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, DeviceSpan<const float> d_rgb,
-                    DeviceSpan<const float> d_alpha, DeviceGrads& grads) {
+void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, const BlendGradIn& in, DeviceGrads& grads) {
   const std::uint32_t n = geometry.opacity_logits.size;
-  f.records.resize(std::size_t(kRecordFloats) * f.instances);
+  const std::uint32_t rec = record_floats(f.aovs.flags);
+  f.records.resize(std::size_t(rec) * f.instances);
   launch(blend_backward_kernel, LaunchShape{dim3(f.tiles), dim3(kBlendThreads)}, f.splats.cspan(),
          f.sorted_splat.cspan(), f.sorted_slot.cspan(), f.ranges.cspan(), f.image, f.t_final.cspan(), f.last.cspan(),
-         BlendGradIn{d_rgb, d_alpha}, f.records.span());
+         f.aovs, in, f.records.span());
   grads.means.resize(3 * std::size_t(n));
   grads.log_scales.resize(3 * std::size_t(n));
   grads.quats.resize(4 * std::size_t(n));
@@ -80,7 +101,7 @@ void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, DeviceSpan<co
   const SplatGrads out{grads.means.span(), grads.log_scales.span(), grads.quats.span(), grads.opacity_logits.span(),
                        grads.sh_dc.span(), grads.sh_rest.span(), grads.mean2d.span()};
   launch(splat_backward_kernel, shape_for(n), f.view, geometry, static_cast<std::int32_t>(f.sh_degree),
-         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.records.cspan(), out);
+         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.records.cspan(), rec, out);
   check_launches("backward");
 }
 

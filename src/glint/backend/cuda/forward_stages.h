@@ -7,8 +7,10 @@
 #include <cstdint>
 
 #include "glint/backend/cuda/cuda_namespace.h"
+#include "glint/backend/cuda/blend_aovs.h"
 #include "glint/backend/cuda/blend_image.h"
 #include "glint/backend/cuda/device_buffer.h"
+#include "glint/backend/cuda/kernels/blend_backward_kernel.h"
 #include "glint/backend/cuda/projected_splat.h"
 #include "glint/backend/cuda/splat_geometry.h"
 #include "glint/render/view.h"
@@ -28,6 +30,10 @@ struct DeviceFrame {
   DeviceBuffer<std::uint32_t> last;  // per pixel: the end of its blended steps
   DeviceBuffer<std::int32_t> radii;  // per splat: RenderOutput::radii
   DeviceBuffer<float> records;      // backward: one per instance, splat-major
+  // the optional outputs (BlendAovs' spans point into them; sized only when drawn)
+  DeviceBuffer<float> depth, median, normal, distortion, count, depth_sum, dist_r, dist_z0;
+  DeviceBuffer<std::uint32_t> median_at;
+  BlendAovs aovs{};  // of the last forward
   render::ViewT<float> view{};
   BlendImage image{};
   int sh_degree = 0;
@@ -40,15 +46,18 @@ struct DeviceGrads {
   DeviceBuffer<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest, mean2d;
 };
 
-// Renders `geometry` (on the device) for `view` into frame.rgb and frame.alpha, and each
-// splat's radius into frame.radii.
+// Renders `geometry` (on the device) for `view` into frame.rgb and frame.alpha, each
+// splat's radius into frame.radii, and the optional outputs whose bits (kAovDepth, ...) are
+// in aov_flags into frame.depth, frame.median, frame.normal, frame.distortion and
+// frame.count; stop_at_median (with the median): RenderSettings::median_depth_only.
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
-                   const float background[3], DeviceFrame& frame);
+                   const float background[3], DeviceFrame& frame, std::uint32_t aov_flags = 0,
+                   bool stop_at_median = false);
 
-// The backward of the frame forward_frame left, for upstream d_rgb ([H*W*3]) and d_alpha
-// ([H*W], or empty), into grads (resized to the model).
-void backward_frame(const SplatGeometry& geometry, DeviceFrame& frame, DeviceSpan<const float> d_rgb,
-                    DeviceSpan<const float> d_alpha, DeviceGrads& grads);
+// The backward of the frame forward_frame left, for the upstream gradients in `in`
+// (d_rgb [H*W*3] required, the others empty for zero; a gradient of an output the forward
+// did not draw is ignored, callers check), into grads (resized to the model).
+void backward_frame(const SplatGeometry& geometry, DeviceFrame& frame, const BlendGradIn& in, DeviceGrads& grads);
 
 }  // namespace GLINT_CUDA_NS
 }  // namespace glint::cuda

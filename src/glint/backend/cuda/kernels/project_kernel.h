@@ -53,7 +53,7 @@ GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std
   const bool keep = render::project_splat(view, mean, load3(g.log_scales.data, i), load_quat(g.quats.data, i),
                                           g.opacity_logits[i], antialiased != 0, p);
   ProjectedSplat s{p.mx, p.my, {p.conic[0], p.conic[1], p.conic[2]}, p.depth, p.opacity, p.power_cut,
-                   p.ext_x, p.ext_y, 0u, 0, {0.f, 0.f, 0.f}};
+                   p.ext_x, p.ext_y, 0u, 0, {0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
   if (keep) {
     s.tiles = count_hit_tiles(s, view.width, view.height);
     if (s.tiles > 0) {
@@ -63,6 +63,11 @@ GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std
       s.rgb[0] = c.x;
       s.rgb[1] = c.y;
       s.rgb[2] = c.z;
+      // what the normal output blends (a rotation matrix a splat: cheap next to the SH)
+      const Vec3f nv = render::splat_normal(view, mean, load3(g.log_scales.data, i), load_quat(g.quats.data, i));
+      s.normal[0] = nv.x;
+      s.normal[1] = nv.y;
+      s.normal[2] = nv.z;
     }
   }
   out[i] = s;
