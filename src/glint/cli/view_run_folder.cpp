@@ -1,5 +1,6 @@
 #include "glint/cli/view_run_folder.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -90,6 +91,7 @@ RunFolderWatcher::~RunFolderWatcher() {
 }
 
 void RunFolderWatcher::loop() {
+  omp_set_num_threads(1);  // a reload's AO bake on this thread alone (the backend's is one thread too)
   const auto period = std::chrono::duration<double>(every_s_);
   auto next = std::chrono::steady_clock::now() + period;
   while (!stop_) {

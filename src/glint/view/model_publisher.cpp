@@ -1,5 +1,7 @@
 #include "glint/view/model_publisher.h"
 
+#include <omp.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -54,6 +56,7 @@ struct ModelPublisher::Baker {
   }
 
   void loop() {
+    omp_set_num_threads(1);  // this thread's OpenMP regions (the AO bake's own loops) too
     std::unique_lock lock(mu);
     auto not_before = std::chrono::steady_clock::now();
     for (;;) {
