@@ -242,10 +242,12 @@ void main() {
     v_ao = 0.0;
   }
   // The quad is the cut ellipse's own rectangle (along the eigenvectors of the conic
-  // Q = [A B; B C], power = d^T Q d / 2 <= cut) grown by a pixel, which covers fewer pixels
-  // than its bounding box; the fragment shader decides every pixel with the renderer's own
-  // test. v_w is the offset in the ellipse's whitened frame (power = |v_w|^2 / 2), affine in
-  // the pixel position, so it is interpolated exactly instead of recomputed per fragment.
+  // Q = [A B; B C], power = d^T Q d / 2 <= cut), which covers fewer pixels than its bounding
+  // box, grown by a quarter pixel plus the most the corners' snapping below can move an
+  // edge, so that it holds every pixel centre of the ellipse; the fragment shader decides
+  // every pixel with the renderer's own test. v_w is the offset in the ellipse's whitened
+  // frame (power = |v_w|^2 / 2), affine in the pixel position, so it is interpolated
+  // exactly instead of recomputed per fragment.
   float A = b.x, B = b.y, C = b.z;
   float disc = sqrt(0.25 * (A - C) * (A - C) + B * B);
   float mu1 = 0.5 * (A + C) + disc;
@@ -256,7 +258,7 @@ void main() {
   vec2 e2 = vec2(-e1.y, e1.x);
   float r1 = sqrt(2.0 * v_cut / mu1), r2 = sqrt(2.0 * v_cut / mu2);
   vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
-  vec2 h = corner * vec2(r1 + 1.0, r2 + 1.0);
+  vec2 h = corner * (vec2(r1, r2) + (0.25 + 1.0 / u_subpixel));
   // The rasterizer snaps a vertex to its sub-pixel grid and interpolates from there: a
   // corner on that grid already makes v_w exact at every pixel centre.
   vec2 p = round((a.xy + h.x * e1 + h.y * e2) * u_subpixel) / u_subpixel;
