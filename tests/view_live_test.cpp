@@ -14,10 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "glint/view/model_publisher.h"
 #include "glint/view/model_blob.h"
+#include "glint/view/model_publisher.h"
 #include "glint/view/server.h"
 #include "glint/view/site.h"
+#include "glint/view/splat_ao_blob.h"
 #include "model_fixture.h"
 
 using glint::view::Site;
@@ -165,6 +166,39 @@ TEST(ViewModelPublisher, ZeroIntervalPublishesEveryOffer) {
   glint::GaussianModel m = glint::test::random_model(3, 0);
   for (long s = 1; s <= 4; ++s) EXPECT_TRUE(pub.offer(m, {"training", s, 4, 0.1, 0}));
   EXPECT_EQ(site.version(), 4u);
+}
+
+// A live model's AO: baked off the caller's thread and published with the model it belongs
+// to, in one publication (the same version on both replies); the newest snapshot wins.
+TEST(ViewModelPublisher, BackgroundBakingPublishesEachModelWithItsSplatAo) {
+  Site site;
+  glint::view::ModelPublisher pub(site, 0.0, [] { return 0.0; }, glint::view::AoBaking::Background);
+  const glint::GaussianModel a = glint::test::random_model(40, 1);
+  EXPECT_TRUE(pub.offer(a, {"training", 1, 3, 0.1, 0}));
+  pub.wait_published();
+  const auto check = [&](const glint::GaussianModel& m, std::uint64_t version, long step) {
+    const auto model = site.route("GET", "/api/model.bin");
+    const auto ao = site.route("GET", "/api/splat_ao.bin");
+    ASSERT_EQ(model.status, 200);
+    ASSERT_EQ(ao.status, 200);
+    EXPECT_EQ(model.version, version);
+    EXPECT_EQ(ao.version, version);
+    EXPECT_EQ(model.body, glint::view::encode_model_blob(m));
+    // what glint view bakes for a fixed model at load
+    auto backend = glint::make_cpu_backend(1);
+    EXPECT_EQ(ao.body, glint::view::encode_splat_ao_blob(glint::view::render_page_ao_maps(*backend, m), m));
+    EXPECT_EQ(version_of(site)["status"]["step"], step);
+  };
+  check(a, 1, 1);
+  // Offers faster than the bakes: the last one is what ends up served.
+  const glint::GaussianModel b = glint::test::random_model(60, 1);
+  const glint::GaussianModel c = glint::test::random_model(70, 0);
+  EXPECT_TRUE(pub.offer(b, {"training", 2, 3, 0.1, 0}));
+  EXPECT_TRUE(pub.offer(c, {"done", 3, 3, 0.1, 0}));
+  pub.wait_published();
+  EXPECT_EQ(version_of(site)["status"]["state"], "done");
+  check(c, site.version(), 3);
+  EXPECT_LE(site.version(), 3u);
 }
 
 TEST(ViewServer, BackgroundServerAnswersAndLeavesSigintToTheProcess) {

@@ -8,8 +8,10 @@
 //   node tests/browser/bench_view.js MODEL --mode albedo   (the de-lit albedo view)
 //   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
 // Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
-// and waits for the GPU; prints the median and the range of each over the frames.
-import { mkdtempSync, rmSync } from 'node:fs';
+// and waits for the GPU; prints the median and the range of each over the frames, and
+// (Linux) the CPU time Chromium's GPU process (SwiftShader) spent a frame, which other
+// jobs on the machine move much less than the wall time.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -35,6 +37,32 @@ if (!model) {
   writeSplatPly(model, randomSplats({ count: n, lo: [-1.3, -1.3, -0.2], hi: [1.3, 1.3, 1.2], shDegree: 3, seed: 1 }));
 }
 
+// CPU ms (user + system) of this process's descendants that are Chromium GPU processes; null
+// where /proc cannot tell.
+function gpuProcessCpuMs() {
+  try {
+    const procs = new Map();
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+        procs.set(Number(d), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), gpu: cmd.includes('--type=gpu-process') });
+      } catch { /* gone meanwhile */ }
+    }
+    const mine = (pid) => {
+      for (let p = pid, k = 0; p > 1 && k < 8; p = procs.get(p)?.ppid ?? 0, ++k) if (p === process.pid) return true;
+      return false;
+    };
+    let ticks = 0, found = false;
+    for (const [pid, p] of procs) if (p.gpu && mine(pid)) { ticks += p.ticks; found = true; }
+    return found ? ticks * 10 : null;  // USER_HZ 100
+  } catch {
+    return null;
+  }
+}
+
 const lights = opt('--lights', null);
 const lit = { setup: opt('--setup', null), shadows: opt('--shadows', 'pcf'), moveLight: args.includes('--move-light'),
               delight: !args.includes('--no-delight'), smooth: !args.includes('--no-smooth') };
@@ -43,7 +71,7 @@ const browser = await launchBrowser();
 try {
   const { page, errors } = await openViewer(browser.context, server.url);
   const info = await page.evaluate(() => window.glintTest.info());
-  const result = await page.evaluate(async ({ frames, size, mode, lit }) => {
+  await page.evaluate(async ({ frames, size, mode, lit }) => {
     const t = window.glintTest;
     t.setMode(mode);
     if (mode === 'lit') {
@@ -59,24 +87,35 @@ try {
       const s = h / cam.height;  // keep the vertical field of view
       cam = { ...cam, width: w, height: h, fx: cam.fx * s, fy: cam.fy * s, cx: w / 2, cy: h / 2 };
     }
-    const out = [];
-    for (let f = 0; f <= frames; ++f) {
-      // a small turn about the camera's y axis: a new order every frame
-      const a = 0.002 * f, c = Math.cos(a), s = Math.sin(a);
-      const R = cam.R;
-      const R2 = [c * R[0] - s * R[6], c * R[1] - s * R[7], c * R[2] - s * R[8], R[3], R[4], R[5],
-                  s * R[0] + c * R[6], s * R[1] + c * R[7], s * R[2] + c * R[8]];
-      t.setCamera({ ...cam, R: R2 });
-      if (lit.moveLight && t.lightIds().length) {
-        const l = t.lights().lights[0];
-        if (l.type === 'sun') t.updateLight(0, { direction: l.direction_to_light.map((v, k) => v + (k === 0 ? 1e-3 : 0)) });
-        else t.updateLight(0, { position: l.position.map((v, k) => v + (k === 0 ? 1e-3 : 0)) });
-      }
-      const st = await t.render();
-      if (f > 0) out.push(st);  // the first frame also compiles and warms up
-    }
-    return { out, width: cam.width, height: cam.height };
+    window.__bench = { cam, lit };
+    return null;
   }, { frames, size, mode, lit });
+  const frame = (f) => page.evaluate(async ({ f }) => {
+    const t = window.glintTest;
+    const { cam, lit } = window.__bench;
+    // a small turn about the camera's y axis: a new order every frame
+    const a = 0.002 * f, c = Math.cos(a), s = Math.sin(a);
+    const R = cam.R;
+    const R2 = [c * R[0] - s * R[6], c * R[1] - s * R[7], c * R[2] - s * R[8], R[3], R[4], R[5],
+                s * R[0] + c * R[6], s * R[1] + c * R[7], s * R[2] + c * R[8]];
+    t.setCamera({ ...cam, R: R2 });
+    if (lit.moveLight && t.lightIds().length) {
+      const l = t.lights().lights[0];
+      if (l.type === 'sun') t.updateLight(0, { direction: l.direction_to_light.map((v, k) => v + (k === 0 ? 1e-3 : 0)) });
+      else t.updateLight(0, { position: l.position.map((v, k) => v + (k === 0 ? 1e-3 : 0)) });
+    }
+    return { st: await t.render(), width: cam.width, height: cam.height };
+  }, { f });
+  await frame(0);  // the first frame also compiles and warms up (and renders the shadow maps)
+  const cpu0 = gpuProcessCpuMs();
+  const result = { out: [] };
+  for (let f = 1; f <= frames; ++f) {
+    const r = await frame(f);
+    result.out.push(r.st);
+    result.width = r.width;
+    result.height = r.height;
+  }
+  const cpu1 = gpuProcessCpuMs();
   const stat = (k) => {
     const v = result.out.map((s) => s[k]).sort((a, b) => a - b);
     return `${v[Math.floor(v.length / 2)].toFixed(1)} ms (${v[0].toFixed(1)}..${v[v.length - 1].toFixed(1)})`;
@@ -84,6 +123,8 @@ try {
   console.log(`${path.basename(model)}: ${info.splats} splats, SH ${info.shDegree}, ${result.width}x${result.height}, ` +
               `${info.renderer}`);
   console.log(`  ${mode}: frame ${stat('frameMs')}, sort ${stat('sortMs')}, drawn ${result.out[0].drawn}, ${frames} frames`);
+  if (cpu0 !== null && cpu1 !== null)
+    console.log(`  GPU process CPU time ${((cpu1 - cpu0) / frames).toFixed(0)} ms a frame (mean; all its threads)`);
   if (mode === 'lit')
     console.log(`  shadows ${lit.shadows}, de-light ${lit.delight}: shadow maps ${stat('shadowMs')} of the frame`);
   if (errors.length) console.log('  page errors:', errors);

@@ -66,6 +66,16 @@ test('train --view: the page picks up new model versions, keeps its camera, and 
     assert.equal(now.status.step, 240);
     const info = await page.evaluate(() => window.glintTest.info());
     assert.equal(info.splats, now.status.splats);
+    // Each snapshot is served with its per-splat AO (baked off the training thread), the
+    // pair under one version, and the page took it (the lit views de-light with it).
+    assert.equal(info.splatAo, true);
+    const [m, ao] = await Promise.all([fetch(run.url + 'api/model.bin'), fetch(run.url + 'api/splat_ao.bin')]);
+    assert.equal(ao.status, 200);
+    assert.equal(ao.headers.get('X-Glint-Version'), m.headers.get('X-Glint-Version'));
+    assert.equal(new DataView(await ao.arrayBuffer()).getUint32(8, true), info.splats);
+    await page.evaluate(() => window.glintTest.setMode('lit'));
+    assert.equal((await page.evaluate(() => window.glintTest.render())).ao, 'splat');
+    await page.evaluate(() => window.glintTest.setMode('color'));
     // The server keeps serving after training until Ctrl-C.
     for (let k = 0; k < 600 && !run.output().includes('serving the final model'); ++k)
       await new Promise((r) => setTimeout(r, 100));
@@ -107,17 +117,32 @@ test('train --view: Ctrl-C while training still writes the checkpoint and exits 
   }
 });
 
+// Which AO a lit frame of the page de-lit with ('splat': baked per splat by the server,
+// 'pixel': the per-pixel passes), and whether the model drawn came with its AO.
+async function litAo(page) {
+  const mode = await page.evaluate(() => document.getElementById('mode').value);
+  await page.evaluate(() => window.glintTest.setMode('lit'));
+  const stats = await page.evaluate(() => window.glintTest.render());
+  await page.evaluate((m) => window.glintTest.setMode(m), mode);
+  return { ao: stats.ao, splatAo: (await page.evaluate(() => window.glintTest.info())).splatAo };
+}
+
 test('view RUN_FOLDER: serves the newest model of the folder and reloads it when the run writes a new one', async () => {
   const run = path.join(dir, 'folder');
   mkdirSync(run);
   const ply = path.join(run, 'scene.ply');
   writeSplatPly(ply, randomSplats({ count: 300, lo: [-1, -1, -0.2], hi: [1, 1, 1], shDegree: 0, seed: 5 }));
-  const server = await startView([run, '--cameras', demo]);
+  const server = await startView([run, '--cameras', demo, '--lights', path.join(demo, 'lights.json')]);
   try {
     const { page, errors } = await openViewer(browser.context, server.url);
     const first = await page.evaluate(() => window.glintTest.live());
     assert.equal(first.status.state, 'watching');
     assert.equal(first.status.splats, 300);
+    // Each model is served with its per-splat AO, which the lit view de-lights with (no
+    // per-pixel AO passes).
+    assert.deepEqual(await litAo(page), { ao: 'splat', splatAo: true });
+    const ao = await (await fetch(server.url + 'api/splat_ao.bin')).arrayBuffer();
+    assert.equal(new DataView(ao).getUint32(8, true), 300);
     await page.evaluate(() => window.glintTest.snapTo(1));
     const cam = await page.evaluate(() => window.glintTest.camera());
     // As glint train writes it: a whole file renamed into place.
@@ -134,6 +159,11 @@ test('view RUN_FOLDER: serves the newest model of the folder and reloads it when
     const info = await page.evaluate(() => window.glintTest.info());
     assert.equal(info.splats, 500);
     assert.equal(info.shDegree, 1);
+    assert.deepEqual(await litAo(page), { ao: 'splat', splatAo: true });
+    const ao2 = await fetch(server.url + 'api/splat_ao.bin');
+    const model2 = await fetch(server.url + 'api/model.bin');
+    assert.equal(ao2.headers.get('X-Glint-Version'), model2.headers.get('X-Glint-Version'));
+    assert.equal(new DataView(await ao2.arrayBuffer()).getUint32(8, true), 500);
     assert.deepEqual(await page.evaluate(() => window.glintTest.camera()), cam);
     // all 500 are in front of the camera, and the order drawn is the new model's
     assert.equal((await page.evaluate(() => window.glintTest.render())).drawn, 500);

@@ -15,11 +15,13 @@ namespace glint::cli {
 namespace {
 
 // The run's hooks, turned into offers to the publisher: every step is offered (published
-// every few seconds), the last step always, and an interrupted run's last model once more
-// with its state.
+// every few seconds, each model with its per-splat AO baked off the training thread), the
+// last step always, and an interrupted run's last model once more with its state.
 class LiveObserver final : public RunObserver {
  public:
-  LiveObserver(view::Site& site, double every_s) : pub_(site, every_s) {}
+  LiveObserver(view::Site& site, double every_s) : pub_(site, every_s, {}, view::AoBaking::Background) {}
+
+  void wait_published() { pub_.wait_published(); }
 
   void on_step(const StepResult&, const RunProgress& p, const StepModel& model) override {
     if (!last_model_) last_model_ = model;
@@ -84,6 +86,7 @@ TrainLiveView::~TrainLiveView() = default;
 RunObserver& TrainLiveView::observer() { return *impl_->publisher; }
 
 void TrainLiveView::serve_until(const std::atomic<bool>& stop) {
+  impl_->publisher->wait_published();  // the final model is in the Site before it is announced
   std::fprintf(stderr, "live view: training done; serving the final model at %s until Ctrl-C\n",
                impl_->server->url().c_str());
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -93,8 +93,8 @@ void add_view(CLI::App& app) {
     std::unique_ptr<AoMaps> ao_maps;  // a fixed model's, for its AO and environment lights
     if (!run_folder) {
       site.add("/api/model.bin", view::encode_model_blob(folder_model.model), "application/octet-stream");
-      // What de-lighting needs, once per model (a run folder's models change: the page
-      // then estimates it per pixel).
+      // What de-lighting needs, once per model (a run folder's watcher bakes each of its
+      // models' AO as it publishes it).
       auto backend = open_backend("auto", true);
       ao_maps = std::make_unique<AoMaps>(view::render_page_ao_maps(*backend, folder_model.model));
       site.add("/api/splat_ao.bin", view::encode_splat_ao_blob(*ao_maps, folder_model.model), "application/octet-stream");

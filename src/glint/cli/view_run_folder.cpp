@@ -1,5 +1,6 @@
 #include "glint/cli/view_run_folder.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -11,7 +12,7 @@
 #include "glint/io/model_checks.h"
 #include "glint/io/model_file.h"
 #include "glint/train/checkpoint.h"
-#include "glint/view/model_blob.h"
+#include "glint/view/live_model_files.h"
 
 namespace glint::cli {
 
@@ -47,8 +48,8 @@ RunFolderModel load_candidate(const Candidate& c) {
   return m;
 }
 
-void publish(view::Site& site, const RunFolderModel& m) {
-  site.publish({{"/api/model.bin", view::encode_model_blob(m.model), "application/octet-stream"}}, run_folder_status(m));
+void publish(view::Site& site, Backend& backend, const RunFolderModel& m) {
+  site.publish(view::live_model_files(backend, m.model), run_folder_status(m));
 }
 
 }  // namespace
@@ -69,7 +70,10 @@ std::string run_folder_status(const RunFolderModel& m) {
 
 RunFolderWatcher::RunFolderWatcher(view::Site& site, std::string folder, RunFolderModel first, double every_s)
     : site_(site), folder_(std::move(folder)), mtime_(first.mtime), path_(first.path), every_s_(every_s) {
-  publish(site_, first);
+  // The first model's AO with every thread, as a fixed model's at load; a reload's on this
+  // watcher's one thread, so that a training run writing the folder keeps the other cores.
+  publish(site_, *make_cpu_backend(), first);
+  backend_ = make_cpu_backend(1);
   // Ctrl-C belongs to the server's sigwait, never to this thread: it starts with the stop
   // signals blocked (inherited from this thread's mask for the moment it is created).
   sigset_t stop, old;
@@ -87,6 +91,7 @@ RunFolderWatcher::~RunFolderWatcher() {
 }
 
 void RunFolderWatcher::loop() {
+  omp_set_num_threads(1);  // a reload's AO bake on this thread alone (the backend's is one thread too)
   const auto period = std::chrono::duration<double>(every_s_);
   auto next = std::chrono::steady_clock::now() + period;
   while (!stop_) {
@@ -99,7 +104,7 @@ void RunFolderWatcher::loop() {
     if (c.path.empty() || (c.path == path_ && c.mtime == mtime_)) continue;
     try {
       const RunFolderModel m = load_candidate(c);
-      publish(site_, m);
+      publish(site_, *backend_, m);
       std::fprintf(stderr, "glint view: reloaded %s (%zu splats)\n", m.path.c_str(), m.model.size());
       ++reloads_;
     } catch (const std::exception& e) {  // keep serving the last good model

@@ -2,12 +2,15 @@
 // glint view RUN_FOLDER: a training run's output folder (glint train -o) as a model that
 // changes. The newest of its scene.ply and checkpoint.glintckp is served, and a thread
 // polls their modification times and publishes the newer model when one changes (both
-// are written by rename, so a changed file is always whole).
+// are written by rename, so a changed file is always whole), each with its per-splat AO
+// (view/live_model_files.h).
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 
+#include "glint/backend/backend.h"
 #include "glint/core/gaussians.h"
 #include "glint/view/site.h"
 
@@ -41,6 +44,7 @@ class RunFolderWatcher {
   std::filesystem::file_time_type mtime_;
   std::string path_;
   double every_s_;
+  std::unique_ptr<Backend> backend_;  // the reloads' AO maps
   std::atomic<bool> stop_{false};
   std::atomic<long> reloads_{0};
   std::thread thread_;

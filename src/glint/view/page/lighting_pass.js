@@ -168,6 +168,7 @@ export class LitRenderer {
       return m;
     });
     const { aoSource } = this.prepareView(cam, this.delight);
+    this.aoSource = aoSource;  // for the tests: which AO the frame de-lit with
     const t = this.targets;
 
     gl.bindFramebuffer(gl.FRAMEBUFFER, t.lit.fbo);

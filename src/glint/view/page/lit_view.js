@@ -28,6 +28,7 @@ export class LitView {
     const ms = r.render(v.cam, this.state);
     if (ms > 0) this.shadowMs = ms;
     v.stats.shadowMs = this.shadowMs;  // the last re-render of a light's maps
+    v.stats.ao = ['none', 'pixel', 'splat'][r.aoSource];  // the AO de-lit with (prepareView's aoSource)
     r.present(v.background);
   }
 

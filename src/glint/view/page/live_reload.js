@@ -2,7 +2,7 @@
 // api/version and, when the version has moved on, fetches the model again and hands it to
 // the viewer, which keeps its camera and view mode. A page served a fixed model (status
 // null) never polls.
-import { parseModelBlob } from './model_blob.js';
+import { parseModelBlob, parseSplatAo } from './model_blob.js';
 
 export const kPollMs = 1000;
 const kRetryMs = 5000;  // after a failed poll: the server has gone, and may come back
@@ -15,11 +15,28 @@ export async function fetchVersion() {
   return r.json();
 }
 
-// The model and the version it belongs to (the server sends it with every reply).
-export async function fetchModel() {
-  const r = await fetch('api/model.bin', { cache: 'no-store' });
-  if (!r.ok) throw new Error(`api/model.bin: HTTP ${r.status}`);
-  return { model: parseModelBlob(await r.arrayBuffer()), version: Number(r.headers.get('X-Glint-Version') || 0) };
+// The model and the version it belongs to (the server sends it with every reply), with its
+// per-splat AO (model.splatAo) when the server baked one for that same version: a model
+// and its AO are published together, so a reply of another version means that a newer
+// model has replaced both between the two requests, and the pair is fetched again.
+// `requireAo`: a missing AO is an error (a fixed model always has one).
+export async function fetchModel({ requireAo = false } = {}) {
+  for (let attempt = 0; ; ++attempt) {
+    const r = await fetch('api/model.bin', { cache: 'no-store' });
+    if (!r.ok) throw new Error(`api/model.bin: HTTP ${r.status}`);
+    const model = parseModelBlob(await r.arrayBuffer());
+    const version = Number(r.headers.get('X-Glint-Version') || 0);
+    const a = await fetch('api/splat_ao.bin', { cache: 'no-store' });
+    if (!a.ok) {
+      if (requireAo) throw new Error(`api/splat_ao.bin: HTTP ${a.status}`);
+      return { model, version };
+    }
+    if (Number(a.headers.get('X-Glint-Version') || 0) === version) {
+      model.splatAo = parseSplatAo(await a.arrayBuffer(), model.count);
+      return { model, version };
+    }
+    if (attempt >= 2) return { model, version };  // publications faster than two fetches: no AO this time
+  }
 }
 
 export function isLive(status) { return !!(status && status.live); }

@@ -9,7 +9,9 @@ import { cameraCenter } from './camera.js';
 
 export const kNormalFilter = { sigmaPx: 2, radius: 4, sigmaDepthRel: 0.01, sigmaAngleDeg: 20 };
 
-const fragmentShader = `#version 300 es
+// First pass: each pixel's facing unit normal and depth (zero without a surface), so that
+// the filter's taps read one texel each instead of rebuilding a neighbour's normal per tap.
+const surfaceShader = `#version 300 es
 precision highp float;
 precision highp int;
 uniform sampler2D u_depth, u_normal;
@@ -17,38 +19,49 @@ uniform vec3 u_R0, u_R1, u_R2, u_t;
 uniform vec4 u_intr;
 uniform vec2 u_size;
 uniform vec3 u_eye;
-uniform int u_radius;
-uniform float u_invSpatial, u_invDepth, u_invAngle;
-out vec4 o_normal;
+out vec4 o_surface;
 
 // The relighter's normal of pixel p (GL rows): zero without a surface (coverage < 0.5).
-vec3 surfaceNormal(ivec2 p, out float z) {
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
   vec4 d = texelFetch(u_depth, p, 0);
-  z = d.a >= 0.5 ? d.r / d.a : 0.0;
+  float z = d.a >= 0.5 ? d.r / d.a : 0.0;
   vec3 s = texelFetch(u_normal, p, 0).rgb;
   float len = length(s);
-  if (!(z > 0.0) || len < 1e-8) { z = 0.0; return vec3(0.0); }
+  if (!(z > 0.0) || len < 1e-8) { o_surface = vec4(0.0); return; }
   vec2 uv = vec2(float(p.x) + 0.5, u_size.y - float(p.y) - 0.5);
   vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
   vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
   vec3 n = s / len;
-  return dot(n, u_eye - x) < 0.0 ? -n : n;
+  o_surface = vec4(dot(n, u_eye - x) < 0.0 ? -n : n, z);
 }
+`;
+
+const fragmentShader = `#version 300 es
+precision highp float;
+precision highp int;
+uniform sampler2D u_surface;  // (facing unit normal, depth), zero without a surface
+uniform vec2 u_size;
+uniform int u_radius;
+uniform float u_invSpatial, u_invDepth, u_invAngle;
+out vec4 o_normal;
 
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
-  float zi;
-  vec3 ni = surfaceNormal(p, zi);
+  vec4 si = texelFetch(u_surface, p, 0);
+  float zi = si.w;
   if (!(zi > 0.0)) { o_normal = vec4(0.0); return; }
+  vec3 ni = si.xyz;
   ivec2 size = ivec2(u_size);
   vec3 s = vec3(0.0);
   for (int dy = -u_radius; dy <= u_radius; ++dy)
     for (int dx = -u_radius; dx <= u_radius; ++dx) {
       ivec2 q = p + ivec2(dx, dy);
       if (q.x < 0 || q.y < 0 || q.x >= size.x || q.y >= size.y) continue;
-      float zj;
-      vec3 nj = surfaceNormal(q, zj);
+      vec4 sj = texelFetch(u_surface, q, 0);
+      float zj = sj.w;
       if (!(zj > 0.0)) continue;
+      vec3 nj = sj.xyz;
       float c = dot(ni, nj);
       if (c <= 0.0) continue;
       float dz = (zj - zi) / zi;
@@ -62,17 +75,38 @@ void main() {
 export class NormalFilter {
   constructor(gl) {
     this.gl = gl;
+    this.surfaceProg = link(gl, fullscreenVertexShader, surfaceShader);
     this.prog = link(gl, fullscreenVertexShader, fragmentShader);
+    this.size = [0, 0];
+  }
+
+  ensureSurface(w, h) {
+    const gl = this.gl;
+    if (this.surface && this.size[0] === w && this.size[1] === h) return;
+    if (this.surface) {
+      gl.deleteTexture(this.surface);
+      gl.deleteFramebuffer(this.surfaceFbo);
+    }
+    this.surface = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.surface);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, w, h);
+    this.surfaceFbo = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, this.surfaceFbo);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, this.surface, 0);
+    this.size = [w, h];
   }
 
   // Writes the smoothed normals of the G-buffer (depth, normal textures) for `cam` into `fbo`.
   run(cam, depthTex, normalTex, fbo, vao) {
     const gl = this.gl;
-    const { program, u } = this.prog;
-    const p = kNormalFilter;
-    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
-    gl.viewport(0, 0, cam.width, cam.height);
+    this.ensureSurface(cam.width, cam.height);
     gl.disable(gl.BLEND);
+    gl.bindVertexArray(vao);
+    let { program, u } = this.surfaceProg;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, this.surfaceFbo);
+    gl.viewport(0, 0, cam.width, cam.height);
     gl.useProgram(program);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, depthTex);
@@ -88,12 +122,21 @@ export class NormalFilter {
     gl.uniform4f(u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
     gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.uniform3fv(u.u_eye, cameraCenter(cam));
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+
+    ({ program, u } = this.prog);
+    const p = kNormalFilter;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+    gl.useProgram(program);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, this.surface);
+    gl.uniform1i(u.u_surface, 0);
+    gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.uniform1i(u.u_radius, p.radius);
     gl.uniform1f(u.u_invSpatial, 1 / (2 * p.sigmaPx * p.sigmaPx));
     gl.uniform1f(u.u_invDepth, 1 / (2 * p.sigmaDepthRel * p.sigmaDepthRel));
     const sa = p.sigmaAngleDeg * Math.PI / 180;
     gl.uniform1f(u.u_invAngle, 1 / (sa * sa));
-    gl.bindVertexArray(vao);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
     gl.bindVertexArray(null);
   }

@@ -50,6 +50,9 @@ export class SplatRenderer {
                          ['p_mean_ext', 'p_conic_op', 'p_value_cut', 'p_gbuf0', 'p_gbuf1']);
     this.splatG = link(gl, quadVertexShader, splatGBufferFragmentShader);
     this.display = link(gl, displayVertexShader, displayFragmentShader);
+    // The sub-pixel grid the rasterizer snaps vertices to (the quad vertex shader puts its
+    // corners on it).
+    this.subpixel = 2 ** Math.min(16, Math.max(0, gl.getParameter(gl.SUBPIXEL_BITS)));
     this.uploadModel(model);
     this.vao = gl.createVertexArray();  // no attributes; holds the index buffer
     gl.bindVertexArray(this.vao);
@@ -247,6 +250,7 @@ export class SplatRenderer {
     gl.uniform1i(u.u_order, 1);
     gl.uniform1i(u.u_projWidth, this.projWidth);
     gl.uniform2f(u.u_size, cam.width, cam.height);
+    gl.uniform1f(u.u_subpixel, this.subpixel);
     gl.bindVertexArray(this.vao);
     const first = out && out.first ? out.first : 0;
     const count = out && out.count !== undefined ? out.count : this.drawCount - first;

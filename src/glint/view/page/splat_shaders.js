@@ -207,12 +207,12 @@ uniform highp usampler2D u_order;  // R32UI, kOrderWidth texels a row
 uniform int u_projWidth;
 uniform int u_projStride;  // texels a splat: 3, or 5 with the G-buffer's normal, z and AO
 uniform vec2 u_size;
+uniform float u_subpixel;  // 2^SUBPIXEL_BITS
 const int kOrderWidth = 4096;
 
 flat out vec4 v_gbuf0;
 flat out float v_ao;
-flat out vec2 v_mean;
-flat out vec3 v_conic;
+out vec2 v_w;
 flat out float v_opacity;
 flat out float v_cut;
 flat out vec3 v_value;
@@ -231,8 +231,6 @@ void main() {
     return;
   }
   vec4 b = fetch(index, 1), c = fetch(index, 2);
-  v_mean = a.xy;
-  v_conic = b.xyz;
   v_opacity = b.w;
   v_value = c.xyz;
   v_cut = c.w;
@@ -243,10 +241,29 @@ void main() {
     v_gbuf0 = vec4(0.0);
     v_ao = 0.0;
   }
-  // The quad is the cut ellipse's bounding box grown by a pixel; the fragment shader
-  // decides every pixel with the renderer's own test.
+  // The quad is the cut ellipse's own rectangle (along the eigenvectors of the conic
+  // Q = [A B; B C], power = d^T Q d / 2 <= cut), which covers fewer pixels than its bounding
+  // box, grown by a quarter pixel plus the most the corners' snapping below can move an
+  // edge, so that it holds every pixel centre of the ellipse; the fragment shader decides
+  // every pixel with the renderer's own test. v_w is the offset in the ellipse's whitened
+  // frame (power = |v_w|^2 / 2), affine in the pixel position, so it is interpolated
+  // exactly instead of recomputed per fragment.
+  float A = b.x, B = b.y, C = b.z;
+  float disc = sqrt(0.25 * (A - C) * (A - C) + B * B);
+  float mu1 = 0.5 * (A + C) + disc;
+  float mu2 = (A * C - B * B) / mu1;  // the smaller eigenvalue without cancellation
+  vec2 e1 = A >= C ? vec2(mu1 - C, B) : vec2(B, mu1 - A);  // the larger of two eigenvector forms
+  float len = length(e1);
+  e1 = len > 0.0 ? e1 / len : vec2(1.0, 0.0);  // a circle: any axes
+  vec2 e2 = vec2(-e1.y, e1.x);
+  float r1 = sqrt(2.0 * v_cut / mu1), r2 = sqrt(2.0 * v_cut / mu2);
   vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
-  vec2 p = a.xy + corner * (a.zw + 1.0);
+  vec2 h = corner * (vec2(r1, r2) + (0.25 + 1.0 / u_subpixel));
+  // The rasterizer snaps a vertex to its sub-pixel grid and interpolates from there: a
+  // corner on that grid already makes v_w exact at every pixel centre.
+  vec2 p = round((a.xy + h.x * e1 + h.y * e2) * u_subpixel) / u_subpixel;
+  vec2 d = p - a.xy;
+  v_w = vec2(sqrt(mu1) * dot(d, e1), sqrt(mu2) * dot(d, e2));
   gl_Position = vec4(2.0 * p.x / u_size.x - 1.0, 1.0 - 2.0 * p.y / u_size.y, 0.0, 1.0);
 }
 `;
@@ -255,10 +272,7 @@ void main() {
 // and the G-buffer fragment shaders: declarations, then the body that defines `alpha` or
 // discards the fragment.
 const splatAlphaDecls = `
-uniform vec2 u_size;
-
-flat in vec2 v_mean;
-flat in vec3 v_conic;
+in vec2 v_w;  // the pixel's offset from the mean, whitened by the conic
 flat in float v_opacity;
 flat in float v_cut;
 flat in vec3 v_value;
@@ -267,10 +281,7 @@ const float kMinAlpha = 1.0 / 255.0;
 const float kMaxAlpha = 0.99;
 `;
 const splatAlphaBody = `
-  // gl_FragCoord is at pixel centres with y up; the renderer's pixel centres are y down.
-  vec2 pix = vec2(gl_FragCoord.x, u_size.y - gl_FragCoord.y);
-  vec2 d = pix - v_mean;
-  float power = 0.5 * (v_conic.x * d.x * d.x + v_conic.z * d.y * d.y) + v_conic.y * d.x * d.y;
+  float power = 0.5 * dot(v_w, v_w);
   if (power > v_cut) discard;
   float alpha = min(kMaxAlpha, v_opacity * exp(-power));
   if (alpha < kMinAlpha) discard;

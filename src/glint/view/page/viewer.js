@@ -2,13 +2,15 @@
 // draws on demand (after a camera change and when a new sort arrives), and exposes
 // window.glintTest for the browser tests (set a camera, render, read the float target).
 import { LiveReload, fetchModel, isLive, waitForModel } from './live_reload.js';
-import { parseEnvVisibility, parseSplatAo } from './model_blob.js';
+import { parseEnvVisibility } from './model_blob.js';
 import { SplatRenderer, kNearPlane } from './splat_renderer.js';
 import { MODE_COLOR, MODE_DEPTH, MODE_ALPHA, MODE_NORMAL } from './splat_shaders.js';
 import { OrbitController, cameraCenter, upFromCameras } from './camera.js';
 import { applyViewState, encodeViewState, trackViewState } from './url_state.js';
 import { attachScreenshot } from './screenshot.js';
 import { LitView, MODE_LIT, MODE_ALBEDO, installLitTestHook } from './lit_view.js';
+
+const kStaleLitMs = 500;
 
 const MODES = { color: MODE_COLOR, depth: MODE_DEPTH, alpha: MODE_ALPHA, normal: MODE_NORMAL, albedo: MODE_ALBEDO,
                 lit: MODE_LIT };
@@ -53,6 +55,7 @@ class Viewer {
     this.mode = MODES[this.modeName];
     this.onViewChange = null;  // url_state.js
     this.stats = { frameMs: 0, sortMs: 0, drawn: 0 };
+    this.drawnAt = -Infinity;  // when the last frame was done (performance.now())
     this.syncPixel = new Uint8Array(4);
     this.camVersion = 0;
     this.sortedVersion = -1;
@@ -171,8 +174,18 @@ class Viewer {
     this.framePending = true;
     requestAnimationFrame(() => {
       this.framePending = false;
+      if (this.waitsForOrder()) return;  // onSorted asks again
       this.draw();
     });
+  }
+
+  // A lit frame (its G-buffer) costs many unlit ones, and drawn with the order of an older
+  // camera it is drawn again when the new order comes, moments later: so the lit views draw
+  // a stale order only when nothing has been drawn for kStaleLitMs (a drag that never lets
+  // the sort catch up still shows frames).
+  waitsForOrder() {
+    if (this.mode !== MODE_LIT && this.mode !== MODE_ALBEDO) return false;
+    return this.sortedVersion !== this.camVersion && performance.now() - this.drawnAt < kStaleLitMs;
   }
 
   draw() {
@@ -198,7 +211,8 @@ class Viewer {
     }
     // finish() returns before a GPU process has drawn; a one-pixel read waits for it.
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, this.syncPixel);
-    this.stats.frameMs = performance.now() - t0;
+    this.drawnAt = performance.now();
+    this.stats.frameMs = this.drawnAt - t0;
     const err = gl.getError();
     if (err !== gl.NO_ERROR) showError(`WebGL error 0x${err.toString(16)}`);
     document.getElementById('stats').textContent =
@@ -274,6 +288,7 @@ function installTestHook(v) {
       const dbg = v.gl.getExtension('WEBGL_debug_renderer_info');
       return { webgl2: v.gl instanceof WebGL2RenderingContext, target: v.renderer.target.name,
                splats: v.renderer.model.count, shDegree: v.renderer.model.shDegree, cameras: v.cameras.length,
+               splatAo: v.renderer.hasAo,
                renderer: v.gl.getParameter(dbg ? dbg.UNMASKED_RENDERER_WEBGL : v.gl.RENDERER) };
     },
     cameras: () => v.cameras,
@@ -303,14 +318,12 @@ async function main() {
   const first = await waitForModel();
   // api/light_setups.json, not the light file as given: that may hold the NaN of Python's
   // JSON (the relight dataset's files do), which JSON.parse refuses.
+  // Every model comes with its per-splat AO (a live one where the server baked it; without,
+  // the lit view estimates AO per pixel).
   const [{ model, version }, scene, lightSetups] = await Promise.all([
-    fetchModel(), fetchOk('api/cameras.json'), fetchOk('api/light_setups.json')]);
-  // A fixed model comes with its per-splat AO; a live one (a training run) does not, and
-  // the lit view then estimates AO per pixel.
+    fetchModel({ requireAo: !isLive(first.status) }), fetchOk('api/cameras.json'), fetchOk('api/light_setups.json')]);
+  // Environment lights' per-splat visibility: a fixed model's only.
   if (!isLive(first.status)) {
-    const r = await fetch('api/splat_ao.bin');
-    if (!r.ok) throw new Error(`api/splat_ao.bin: HTTP ${r.status}`);
-    model.splatAo = parseSplatAo(await r.arrayBuffer(), model.count);
     for (const s of Object.values(lightSetups && lightSetups.setups ? lightSetups.setups : {}))
       for (const l of s.lights)
         if (l.type === 'environment' && l.visibility) {
