@@ -20,6 +20,8 @@ export const kShadowMapParams = { resolution: 512, pcf: 3, constantBias: 1, slop
                                   faceSwitch: 0.1 };
 export const kTransmittanceParams = { resolution: 256, pcf: 1, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
                                       faceSwitch: 0, planes: 12 };
+// The map side of a sun split from an environment light (EnvLightParams::sun_shadow_resolution).
+export const kEnvSunResolution = 256;
 const kSunDistanceFactor = 1000;
 
 // light/relighter.cpp robust_bounds: the sphere around the mean centre holding 99% of the
@@ -86,7 +88,7 @@ export function lightViews(light, bounds, params) {
 
 // light/ambient_occlusion.cpp: glint relight's ambient occlusion, K suns of a Fibonacci
 // lattice over the whole sphere (up = +Z), median-depth maps looked up with these biases.
-export const kAoParams = { directions: 64, resolution: 256, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 0.5,
+export const kAoParams = { directions: 64, resolution: 128, pcf: 3, constantBias: 2, slopeBias: 6, normalOffset: 0.5,
                            minAo: 0.2 };
 
 export function fibonacciDirections(count) {

@@ -31,7 +31,7 @@ export function shadedLamps(l) {
   if (l.type !== 'environment') return [l];
   const k = l.baseStrength > 0 ? l.strength / l.baseStrength : 0;
   return l.suns.map((s) => ({ id: s.id, version: l.version, enabled: l.enabled, type: 'sun', direction: s.direction,
-                              strength: k * s.strength, color: s.color }));
+                              strength: k * s.strength, color: s.color, envSun: true }));
 }
 
 function toJson(l) {

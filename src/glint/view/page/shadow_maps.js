@@ -11,7 +11,8 @@
 // the model changed; `renders` counts the re-renders per light id for the tests.
 import { MODE_ALPHA, MODE_DEPTH } from './splat_shaders.js';
 import { kNearPlane } from './splat_renderer.js';
-import { fibonacciDirections, kAoParams, kShadowMapParams, kTransmittanceParams, lightViews } from './light_views.js';
+import { fibonacciDirections, kAoParams, kEnvSunResolution, kShadowMapParams, kTransmittanceParams, lightViews }
+  from './light_views.js';
 import { countBelow, lightOrder, transmittancePlanes } from './light_sort.js';
 
 const kMaxPlaneFloats = 256;  // u_planeZ of the lamp shader: 64 vec4
@@ -105,7 +106,7 @@ export class ShadowMaps {
     return maps;
   }
 
-  renderShadowMap(light, p = kShadowMapParams) {
+  renderShadowMap(light, p = light.envSun ? { ...kShadowMapParams, resolution: kEnvSunResolution } : kShadowMapParams) {
     const views = lightViews(light, this.bounds, p);
     const texture = this.allocate(p.resolution, views.faces.length, this.gl.RGBA32F);
     this.withOrders(() => views.faces.forEach((cam, f) => {
@@ -117,7 +118,7 @@ export class ShadowMaps {
   }
 
   renderTransmittance(light) {
-    const p = kTransmittanceParams;
+    const p = light.envSun ? { ...kTransmittanceParams, resolution: kEnvSunResolution } : kTransmittanceParams;
     const views = lightViews(light, this.bounds, p);
     const planes = views.faces.map((cam) => transmittancePlanes(this.model.means, cam, p.planes, this.bounds.radius));
     const total = planes.reduce((s, z) => s + z.length, 0);
