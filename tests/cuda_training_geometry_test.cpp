@@ -18,6 +18,7 @@
 #include "glint/train/trainer.h"
 #include "model_fixture.h"
 #include "raster_test_util.h"
+#include "emulated_cuda_trainer.h"
 #include "training_session_steps.h"
 
 using namespace glint;
@@ -33,40 +34,6 @@ TrainOptions lightable(const Scene& sc, long schedule_steps) {
   return resolve_train_options(r, sc.data);
 }
 test::GeometryWeights weights_of(const TrainOptions& o) { return {o.normal_weight, o.distortion_weight, o.flatten_weight}; }
-
-// The Trainer's steps on the emulated device session; renders outside training on the CPU.
-class EmulatedCudaBackend final : public Backend {
- public:
-  const char* name() const override { return "cuda-emulated"; }
-  void forward_into(const GaussianModel& m, const Camera& c, const RenderSettings& s, RenderOutput& out) override {
-    cpu_->forward_into(m, c, s, out);
-  }
-  void backward(const GaussianModel& m, const Camera& c, const RenderSettings& s, const RenderOutput& out,
-                const RenderGradIn& gin, ModelGrad& grad) override {
-    cpu_->backward(m, c, s, out, gin, grad);
-  }
-  std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    return cuda::make_device_training_session(setup, std::move(initial));
-  }
-
- private:
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend(1);
-};
-
-double mean_psnr(Scene& sc, const GaussianModel& m) {
-  auto cpu = make_cpu_backend(1);
-  RenderSettings rs;
-  for (int c = 0; c < 3; ++c) rs.background[c] = sc.data.background[static_cast<std::size_t>(c)];
-  rs.for_backward = false;
-  double sum = 0;
-  for (std::size_t v = 0; v < sc.data.train.size(); ++v) {
-    const RenderOutput out = cpu->forward(m, sc.data.train[v].camera, rs);
-    ImageF target;
-    composite_float_into(*sc.images.get(v), sc.data.background, target);
-    sum += psnr(out.rgb, target);
-  }
-  return sum / static_cast<double>(sc.data.train.size());
-}
 
 }  // namespace
 
@@ -131,15 +98,15 @@ TEST(CudaTrainingGeometry, LightableTrainingClimbsAsOnTheCpu) {
   o.seed = 5;
   ASSERT_LT(o.normal_from, 60);
   ASSERT_LT(o.distortion_from, 90);
-  EmulatedCudaBackend backend;
+  test::EmulatedCudaBackend backend;
   Trainer t(sc.data, o, backend, sc.images);
-  const double first = mean_psnr(sc, t.model());
+  const double first = test::mean_train_psnr(sc, t.model());
   while (t.current_step() < o.steps) t.step();
-  const double last = mean_psnr(sc, t.model());
+  const double last = test::mean_train_psnr(sc, t.model());
   auto cpu_backend = make_cpu_backend(1);
   Trainer c(sc.data, o, *cpu_backend, sc.images);
   while (c.current_step() < o.steps) c.step();
-  const double cpu_last = mean_psnr(sc, c.model());
+  const double cpu_last = test::mean_train_psnr(sc, c.model());
   std::printf("emulated lightable training: %.2f dB -> %.2f dB (CPU: %.2f dB), %zu splats\n", first, last, cpu_last,
               t.model().size());
   EXPECT_GT(last, first + 0.5) << "first " << first << " dB, last " << last << " dB";

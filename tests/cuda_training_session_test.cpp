@@ -25,62 +25,14 @@
 #include "glint/train/trainer.h"
 #include "model_fixture.h"
 #include "raster_test_util.h"
+#include "emulated_cuda_trainer.h"
 #include "training_session_steps.h"
 
 using namespace glint;
 using test::run_step;
 using test::Scene;
 using test::StepOut;
-
-namespace {
-
-// The Trainer's steps on the emulated device session; renders outside training go to the CPU.
-class EmulatedCudaBackend final : public Backend {
- public:
-  const char* name() const override { return "cuda-emulated"; }
-  void forward_into(const GaussianModel& m, const Camera& c, const RenderSettings& s, RenderOutput& out) override {
-    cpu_->forward_into(m, c, s, out);
-  }
-  void backward(const GaussianModel& m, const Camera& c, const RenderSettings& s, const RenderOutput& out,
-                const RenderGradIn& gin, ModelGrad& grad) override {
-    cpu_->backward(m, c, s, out, gin, grad);
-  }
-  std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    auto s = cuda::make_device_training_session(setup, std::move(initial));
-    session = s.get();
-    return s;
-  }
-  TrainingSession* session = nullptr;  // the last session started (the Trainer owns it)
-
- private:
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend(1);
-};
-
-void expect_same_set(const SplatSet& a, const SplatSet& b) {
-  test::expect_same_model(a.model, b.model);
-  EXPECT_TRUE(a.adam == b.adam);
-  EXPECT_EQ(a.grad_accum, b.grad_accum);
-  EXPECT_EQ(a.grad_count, b.grad_count);
-  EXPECT_EQ(a.max_radii, b.max_radii);
-}
-
-// Mean PSNR of `m` over the training views (over the dataset's background), on the CPU.
-double mean_psnr(Scene& sc, const GaussianModel& m) {
-  auto cpu = make_cpu_backend(1);
-  RenderSettings rs;
-  for (int c = 0; c < 3; ++c) rs.background[c] = sc.data.background[static_cast<std::size_t>(c)];
-  rs.for_backward = false;
-  double sum = 0;
-  for (std::size_t v = 0; v < sc.data.train.size(); ++v) {
-    const RenderOutput out = cpu->forward(m, sc.data.train[v].camera, rs);
-    ImageF target;
-    composite_float_into(*sc.images.get(v), sc.data.background, target);
-    sum += psnr(out.rgb, target);
-  }
-  return sum / static_cast<double>(sc.data.train.size());
-}
-
-}  // namespace
+using test::expect_same_set;
 
 TEST(CudaTrainingSession, OneStepMatchesTheCpuSession) {
   Scene sc(400);
@@ -179,7 +131,7 @@ TEST(CudaTrainingSession, StateThenLoadContinuesIdentically) {
 // included: the model ends far above where it started.
 TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
   Scene sc(200);
-  EmulatedCudaBackend backend;
+  test::EmulatedCudaBackend backend;
   TrainOptions o;
   o.steps = 200;
   o.seed = 3;
@@ -188,10 +140,10 @@ TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
   o.densify.densify_until = 150;
   o.densify.grad_threshold = 1e-5f;
   Trainer t(sc.data, o, backend, sc.images);
-  const double first = mean_psnr(sc, t.model());
+  const double first = test::mean_train_psnr(sc, t.model());
   std::size_t splats_before = t.model().size();
   while (t.current_step() < o.steps) t.step();
-  const double last = mean_psnr(sc, t.model());
+  const double last = test::mean_train_psnr(sc, t.model());
   EXPECT_GT(last, first + 5.0) << "first " << first << " dB, last " << last << " dB";
   std::printf("emulated training: %.2f dB -> %.2f dB, %zu -> %zu splats\n", first, last, splats_before, t.model().size());
   EXPECT_NE(t.model().size(), splats_before);  // densification ran
@@ -203,7 +155,7 @@ TEST(CudaTrainingSession, TrainsFarAboveTheFirstRender) {
 TEST(CudaTrainingSession, DeviceRefinementMakesNoRoundTrips) {
   Scene sc(150);
   for (Strategy strategy : {Strategy::kAdc, Strategy::kMcmc}) {
-    EmulatedCudaBackend backend;
+    test::EmulatedCudaBackend backend;
     TrainOptions o;
     o.steps = 40;
     o.seed = 5;
