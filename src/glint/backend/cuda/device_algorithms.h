@@ -6,6 +6,7 @@
 // stable, so equal keys keep their order.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_buffer.h"
@@ -23,9 +24,11 @@
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
-// out[i] = in[0] + ... + in[i - 1] for i < n; scratch grows as the algorithm needs.
-inline void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::uint32_t n,
-                          DeviceBuffer<unsigned char>& scratch) {
+// out[i] = in[0] + ... + in[i - 1] for i < n; scratch grows as the algorithm needs. 32-bit
+// counts, or 64-bit fixed-point weights (exact in any summation order).
+template <class T>
+inline void exclusive_sum(const T* in, T* out, std::uint32_t n, DeviceBuffer<unsigned char>& scratch) {
+  static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>, "unsigned 32- or 64-bit sums");
   if (n == 0) return;
 #if defined(__CUDACC__)
   std::size_t bytes = 0;
@@ -34,22 +37,7 @@ inline void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::uint
   check(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n), "scan");
 #else
   (void)scratch;
-  std::exclusive_scan(in, in + n, out, std::uint32_t{0});
-#endif
-}
-
-// The same for 64-bit values (fixed-point weights: exact in any summation order).
-inline void exclusive_sum(const std::uint64_t* in, std::uint64_t* out, std::uint32_t n,
-                          DeviceBuffer<unsigned char>& scratch) {
-  if (n == 0) return;
-#if defined(__CUDACC__)
-  std::size_t bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n), "scan size");
-  scratch.resize(bytes);
-  check(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n), "scan");
-#else
-  (void)scratch;
-  std::exclusive_scan(in, in + n, out, std::uint64_t{0});
+  std::exclusive_scan(in, in + n, out, T{0});
 #endif
 }
 
