@@ -82,14 +82,7 @@ ModelGrad emulated_backward(const DeviceCopy& d, DeviceFrame& f, const test::Ups
   DeviceGrads g;
   backward_frame(d.geometry(), f, in, g);
   ModelGrad out;
-  out.resize(d.opacity.size(), false);
-  download(g.means, out.means);
-  download(g.log_scales, out.log_scales);
-  download(g.quats, out.quats);
-  download(g.opacity_logits, out.opacity_logits);
-  download(g.sh_dc, out.sh_dc);
-  download(g.sh_rest, out.sh_rest);
-  download(g.mean2d, out.mean2d);
+  download_grads(g, d.opacity.size(), out);
   return out;
 }
 

@@ -164,15 +164,7 @@ void CudaBackend::backward(const GaussianModel& model, const Camera& camera, con
   in.d_normal = grad_span(d_normal_, gin.d_normal, 3);
   in.d_distortion = grad_span(d_distortion_, gin.d_distortion, 1);
   cuda::backward_frame(st->geometry(), st->frame, in, grads_);
-  grad.resize(st->n, false);
-  download(grads_.means, grad.means);
-  download(grads_.log_scales, grad.log_scales);
-  download(grads_.quats, grad.quats);
-  download(grads_.opacity_logits, grad.opacity_logits);
-  download(grads_.sh_dc, grad.sh_dc);
-  download(grads_.sh_rest, grad.sh_rest);
-  download(grads_.mean2d, grad.mean2d);
-  grad.sh_rest_live = 3 * kShRestCoeffs;  // every float of every row written
+  cuda::download_grads(grads_, st->n, grad);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #pragma once
 // A frame's outputs as a RenderOutput: the images `settings` asks for (colour always), the
-// radii and the counts, downloaded from the frame forward_frame left. The CUDA backend's
-// forward (cuda_backend.cu) and the emulated tests' renderer use it, so both hand out the
-// same images.
+// radii and the counts, downloaded from the frame forward_frame left; and the gradients
+// backward_frame left as a ModelGrad. The CUDA backend (cuda_backend.cu) and the emulated
+// tests' renderer use them, so both hand out the same images and gradients.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +44,19 @@ inline void download_frame(const DeviceFrame& f, const RenderSettings& settings,
   download(f.radii, out.radii);
   out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
   out.num_instances = static_cast<std::int64_t>(f.instances);
+}
+
+// Every parameter's gradient and the 2D means' of n splats; every float of every SH row.
+inline void download_grads(const DeviceGrads& g, std::size_t n, ModelGrad& out) {
+  out.resize(n, false);
+  download(g.means, out.means);
+  download(g.log_scales, out.log_scales);
+  download(g.quats, out.quats);
+  download(g.opacity_logits, out.opacity_logits);
+  download(g.sh_dc, out.sh_dc);
+  download(g.sh_rest, out.sh_rest);
+  download(g.mean2d, out.mean2d);
+  out.sh_rest_live = 3 * kShRestCoeffs;
 }
 
 }  // namespace GLINT_CUDA_NS
