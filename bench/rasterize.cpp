@@ -8,7 +8,8 @@
 // --backend defaults to cpu, so that figures stay comparable with earlier runs. The times
 // are wall-clock medians of Backend calls, which are synchronous on every backend (the
 // CUDA backend downloads its outputs and gradients before returning), so on a GPU they are
-// end-to-end figures including the transfers, not kernel times.
+// end-to-end figures including the transfers. "fwd dev" and "f+b dev" are the device's own
+// clock over the stages alone (Backend::last_stage_times: CUDA events; "-" on the CPU).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -135,7 +136,7 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
   RenderGradIn gi;
   gi.d_rgb = d_rgb.data();
   ModelGrad g;
-  std::vector<double> tf, tfb, cf, cfb;
+  std::vector<double> tf, tfb, cf, cfb, df, dfb;  // wall, process CPU, device clock
   // frame after frame into the same outputs, as training and `glint render` do; the
   // forward alone as a render (no backward bookkeeping), the pair as in training
   RenderOutput o, o2;
@@ -145,11 +146,15 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
     double c0 = cpu_ms(), t0 = now_ms();
     be.forward_into(m, cam, render_only, o);
     double c1 = cpu_ms(), t1 = now_ms();
+    const double dev_f = be.last_stage_times().forward_ms;
     o.saved.reset();  // a render keeps no state: the next forward takes it from the pool
     be.forward_into(m, cam, s, o2);
     be.backward(m, cam, s, o2, gi, g);
     double c2 = cpu_ms(), t2 = now_ms();
+    const Backend::StageTimes dev_fb = be.last_stage_times();
     if (r > 0) {
+      if (dev_f >= 0) df.push_back(dev_f);
+      if (dev_fb.forward_ms >= 0 && dev_fb.backward_ms >= 0) dfb.push_back(dev_fb.forward_ms + dev_fb.backward_ms);
       tf.push_back(t1 - t0);
       tfb.push_back(t2 - t1);
       cf.push_back(c1 - c0);
@@ -157,9 +162,15 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
     }
   }
   double f = median(tf), fb = median(tfb);
-  std::printf("%-8s %-8zu %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f %9.1f %9.1f\n",
+  // the device's own time where the backend has a clock for it, else "-"
+  const auto dev = [](const std::vector<double>& v) {
+    char b[32] = "-";
+    if (!v.empty()) std::snprintf(b, sizeof b, "%.2f", median(v));
+    return std::string(b);
+  };
+  std::printf("%-8s %-8zu %9lld %9.2f %12.2f %10.2f %10.2f %14.1f %14.1f %9.1f %9.1f %9s %9s\n",
               (std::to_string(W) + "x" + std::to_string(H)).c_str(), m.size(), visible, instances / 1e6, steps / 1e6,
-              f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb));
+              f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb), dev(df).c_str(), dev(dfb).c_str());
   std::fflush(stdout);
 }
 
@@ -209,11 +220,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_rasterize: %s\n", e.what());
     return 2;
   }
-  std::printf("glint rasterizer benchmark  backend=%s  device=%s  simd=%s  threads=%s  (wall-clock medians of synchronous calls)\n",
+  std::printf("glint rasterizer benchmark  backend=%s  device=%s  simd=%s  threads=%s  (ms: wall-clock medians of synchronous calls; dev: device clock)\n",
               be->name(), be->device().c_str(), cpu_simd_name(active_cpu_simd()),
               threads > 0 ? std::to_string(threads).c_str() : "default");
-  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s\n", "size", "splats", "visible", "inst/M",
-              "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu");
+  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s %9s %9s\n", "size", "splats", "visible", "inst/M",
+              "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu", "fwd dev",
+              "f+b dev");
   const int sizes[] = {400, 800};
   try {
     if (!model_path.empty()) {  // a trained model, seen from one camera of a dataset
