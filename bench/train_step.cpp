@@ -226,8 +226,8 @@ int run_rows(const std::string& dataset, const std::string& only, const std::fun
         ms.push_back(run(label, dir, steps, warmup, threads, b, sh_every));
     }
     if (ms.size() == 2)
-      std::printf("%-14s ms/step %s / %s: %.4f (%.2f ms / %.2f ms; %s is %.1fx as fast)\n", label.c_str(),
-                  backends[1].c_str(), backends[0].c_str(), ms[1] / ms[0], ms[1], ms[0], backends[1].c_str(), ms[0] / ms[1]);
+      std::printf("%-14s ms/step %s / %s: %.4f (%.2f ms / %.2f ms)\n", label.c_str(), backends[1].c_str(),
+                  backends[0].c_str(), ms[1] / ms[0], ms[1], ms[0]);
     std::fflush(stdout);
   };
   if (only == "dataset") {
