@@ -209,8 +209,10 @@ void run_windows(const std::string& label, const std::string& dir, int steps, in
 
 int run_rows(const std::string& dataset, const std::string& only, const std::function<bool(const char*)>& want,
              const std::vector<std::string>& backends, int steps, int warmup, int threads, bool windows) {
-  std::printf("glint training step benchmark  threads=%d  steps=%d (after %d warm-up)  simd=%s\n",
-              threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
+  std::string names;
+  for (const std::string& b : backends) names += (names.empty() ? "" : ",") + b;
+  std::printf("glint training step benchmark  backend=%s  threads=%d  steps=%d (after %d warm-up)  simd=%s  (wall clock)\n",
+              names.c_str(), threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
               cpu_simd_name(active_cpu_simd()));
   if (windows)
     std::printf("%-14s %10s %15s %9s %9s %9s %9s\n", "scene", "size", "window", "ms/step", "forward", "loss", "backward");
