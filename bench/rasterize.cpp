@@ -1,9 +1,15 @@
-// CPU rasterizer benchmark: forward and forward+backward on a lego-like synthetic scene
+// Rasterizer benchmark: forward and forward+backward on a lego-like synthetic scene
 // (splats on the faces of a few boxes inside radius ~1.3, seen from radius 4), printing a
 // stable table: ms per frame (median of repeats), blend steps per second, peak RSS.
-//   bench_rasterize [--threads N] [--repeats R] [--quick] [--size 400|800] [--splats 100000|300000]
+//   bench_rasterize [--backend cpu|cuda|auto] [--threads N] [--repeats R] [--quick]
+//                   [--size 400|800] [--splats 100000|300000]
 //   bench_rasterize --model scene.ply --dataset DIR [--view I] [--size 400|800]
 //     (a trained model from test camera I of DIR, scaled to 400 and 800 pixels wide)
+// --backend defaults to cpu, so that figures stay comparable with earlier runs. The times
+// are wall-clock medians of Backend calls, which are synchronous on every backend (the
+// CUDA backend downloads its outputs and gradients before returning), so on a GPU they are
+// end-to-end figures including the transfers. "fwd dev" and "f+b dev" are the device's own
+// clock over the stages alone (Backend::last_stage_times: CUDA events; "-" on the CPU).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -13,11 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/backend_registry.h"
 #include "glint/core/error.h"
 #include "glint/io/dataset.h"
 #include "glint/io/model_file.h"
@@ -128,7 +136,7 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
   RenderGradIn gi;
   gi.d_rgb = d_rgb.data();
   ModelGrad g;
-  std::vector<double> tf, tfb, cf, cfb;
+  std::vector<double> tf, tfb, cf, cfb, df, dfb;  // wall, process CPU, device clock
   // frame after frame into the same outputs, as training and `glint render` do; the
   // forward alone as a render (no backward bookkeeping), the pair as in training
   RenderOutput o, o2;
@@ -138,11 +146,15 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
     double c0 = cpu_ms(), t0 = now_ms();
     be.forward_into(m, cam, render_only, o);
     double c1 = cpu_ms(), t1 = now_ms();
+    const double dev_f = be.last_stage_times().forward_ms;
     o.saved.reset();  // a render keeps no state: the next forward takes it from the pool
     be.forward_into(m, cam, s, o2);
     be.backward(m, cam, s, o2, gi, g);
     double c2 = cpu_ms(), t2 = now_ms();
+    const Backend::StageTimes dev_fb = be.last_stage_times();
     if (r > 0) {
+      if (dev_f >= 0) df.push_back(dev_f);
+      if (dev_fb.forward_ms >= 0 && dev_fb.backward_ms >= 0) dfb.push_back(dev_fb.forward_ms + dev_fb.backward_ms);
       tf.push_back(t1 - t0);
       tfb.push_back(t2 - t1);
       cf.push_back(c1 - c0);
@@ -150,9 +162,15 @@ void measure(Backend& be, const GaussianModel& m, const Camera& cam, int repeats
     }
   }
   double f = median(tf), fb = median(tfb);
-  std::printf("%-8s %-8zu %9lld %9.2f %12.2f %10.1f %10.1f %14.1f %14.1f %9.1f %9.1f\n",
+  // the device's own time where the backend has a clock for it, else "-"
+  const auto dev = [](const std::vector<double>& v) {
+    char b[32] = "-";
+    if (!v.empty()) std::snprintf(b, sizeof b, "%.2f", median(v));
+    return std::string(b);
+  };
+  std::printf("%-8s %-8zu %9lld %9.2f %12.2f %10.2f %10.2f %14.1f %14.1f %9.1f %9.1f %9s %9s\n",
               (std::to_string(W) + "x" + std::to_string(H)).c_str(), m.size(), visible, instances / 1e6, steps / 1e6,
-              f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb));
+              f, fb, steps / 1e3 / f, steps / 1e3 / fb, median(cf), median(cfb), dev(df).c_str(), dev(dfb).c_str());
   std::fflush(stdout);
 }
 
@@ -174,7 +192,7 @@ int main(int argc, char** argv) {
   int threads = 0, repeats = 5, view = 0;
   bool quick = false;
   int only_size = 0, only_splats = 0;
-  std::string model_path, dataset_path;
+  std::string model_path, dataset_path, backend_name = "cpu";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
@@ -185,17 +203,32 @@ int main(int argc, char** argv) {
     else if (a == "--model" && i + 1 < argc) model_path = argv[++i];
     else if (a == "--dataset" && i + 1 < argc) dataset_path = argv[++i];
     else if (a == "--view" && i + 1 < argc) view = std::atoi(argv[++i]);
+    else if (a == "--backend" && i + 1 < argc) backend_name = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: bench_rasterize [--backend cpu|cuda|auto] [--threads N] [--repeats R] [--quick] "
+                           "[--size 400|800] [--splats 100000|300000] [--model scene.ply --dataset DIR [--view I]]\n");
+      return 2;
+    }
   }
   repeats = std::max(1, repeats);
-  auto be = make_cpu_backend(threads);
-  std::printf("glint CPU rasterizer benchmark  simd=%s  threads=%s\n",
-              cpu_simd_name(active_cpu_simd()),
+  std::unique_ptr<Backend> be;
+  try {
+    BackendChoice choice = make_backend(backend_name, threads);
+    if (!choice.fallback_note.empty()) std::fprintf(stderr, "bench_rasterize: %s\n", choice.fallback_note.c_str());
+    be = std::move(choice.backend);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bench_rasterize: %s\n", e.what());
+    return 2;
+  }
+  std::printf("glint rasterizer benchmark  backend=%s  device=%s  simd=%s  threads=%s  (ms: wall-clock medians of synchronous calls; dev: device clock)\n",
+              be->name(), be->device().c_str(), cpu_simd_name(active_cpu_simd()),
               threads > 0 ? std::to_string(threads).c_str() : "default");
-  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s\n", "size", "splats", "visible", "inst/M",
-              "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu");
+  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %14s %14s %9s %9s %9s %9s\n", "size", "splats", "visible", "inst/M",
+              "steps/M", "fwd ms", "fwd+bwd ms", "fwd Msteps/s", "f+b Msteps/s", "fwd cpu", "f+b cpu", "fwd dev",
+              "f+b dev");
   const int sizes[] = {400, 800};
-  if (!model_path.empty()) {  // a trained model, seen from one camera of a dataset
-    try {
+  try {
+    if (!model_path.empty()) {  // a trained model, seen from one camera of a dataset
       if (dataset_path.empty()) throw Error("--model needs --dataset DIR for its camera");
       const GaussianModel m = load_model(model_path);
       const Dataset data = load_dataset(dataset_path);
@@ -203,22 +236,24 @@ int main(int argc, char** argv) {
       if (view < 0 || std::size_t(view) >= views.size()) throw Error(dataset_path, "no view " + std::to_string(view));
       for (int size : sizes)
         if (only_size == 0 || size == only_size) measure(*be, m, resized(views[std::size_t(view)].camera, size), repeats);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "bench_rasterize: %s\n", e.what());
-      return 2;
+    } else {
+      const int counts[] = {100000, 300000};
+      for (int n : counts) {
+        if (quick && n > 100000) continue;
+        if (only_splats > 0 && n != only_splats) continue;
+        const GaussianModel m = lego_like(n, 42);
+        for (int size : sizes)
+          if (only_size == 0 || size == only_size) measure(*be, m, orbit_camera(size), repeats);
+      }
     }
-  } else {
-    const int counts[] = {100000, 300000};
-    for (int n : counts) {
-      if (quick && n > 100000) continue;
-      if (only_splats > 0 && n != only_splats) continue;
-      const GaussianModel m = lego_like(n, 42);
-      for (int size : sizes)
-        if (only_size == 0 || size == only_size) measure(*be, m, orbit_camera(size), repeats);
-    }
+  } catch (const Error& e) {  // a bad file, or a device error on the way
+    std::fprintf(stderr, "bench_rasterize: %s\n", e.what());
+    return 2;
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   std::printf("peak RSS: %.1f MiB\n", ru.ru_maxrss / 1024.0);
+  if (const long long peak = be->peak_device_memory_bytes(); peak >= 0)
+    std::printf("peak device memory: %.1f MiB\n", double(peak) / (1024.0 * 1024.0));
   return 0;
 }

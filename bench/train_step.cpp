@@ -1,7 +1,13 @@
 // Training-step benchmark: runs glint's 3DGS training loop (ADC, the `glint train`
 // defaults) on the shared `shapes` scene and prints ms per step, split by phase.
 //   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows]
-// --only runs one row: colmap, 200x200, 320x240 or sh3 (to profile one configuration).
+//                    [--backend cpu|cuda|auto | --compare cpu,cuda]
+// --only runs one row: colmap, 200x200, 320x240 or sh3 (to profile one configuration), or
+// dataset: the --dataset folder as `glint train` loads it by default (every 8th view held
+// out when it has no test split, white behind Blender sets), e.g. lego_800 for the GPU.
+// --backend (default cpu, so figures stay comparable with earlier runs) picks where each
+// step runs; --compare A,B runs every row on both, one after the other, and prints B's
+// ms/step over A's. Times are wall clock: the steps are synchronous on every backend.
 // --windows times steps warmup+1 .. warmup+steps against the next `steps` steps, in turns
 // within one process (run_windows says why).
 // Two configurations:
@@ -23,12 +29,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/backend_registry.h"
+#include "glint/core/error.h"
 #include "glint/io/dataset.h"
 #include "glint/io/image_cache.h"
 #include "glint/io/image_io.h"
@@ -102,11 +112,19 @@ struct RowData {
   }
 };
 
-void run(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
-         long sh_degree_every = 0) {
+// The backend by name; an unavailable one throws glint::Error naming why.
+std::unique_ptr<Backend> backend_named(const std::string& name, int threads) {
+  BackendChoice c = make_backend(name, threads);
+  if (!c.fallback_note.empty()) std::fprintf(stderr, "bench_train_step: %s\n", c.fallback_note.c_str());
+  return std::move(c.backend);
+}
+
+// One row; returns its ms/step (wall clock).
+double run(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
+           const std::string& backend_name, long sh_degree_every = 0) {
   RowData row(dir, warmup + steps, sh_degree_every);
   const Dataset& data = row.data;
-  auto backend = make_cpu_backend(threads);
+  auto backend = backend_named(backend_name, threads);
   const double s0 = wall_ms();
   Trainer trainer(data, row.opt, *backend, row.cache);
   const double start = wall_ms() - s0;
@@ -136,10 +154,14 @@ void run(const std::string& label, const std::string& dir, int steps, int warmup
   RenderOutput co = backend->forward(trainer.model(), v.camera, rs);
   double blend = 0;
   for (float c : co.count.data) blend += c;
-  std::printf("%-14s %5dx%-4d %7zu %7.0f %7.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f\n", label.c_str(),
-              v.camera.width, v.camera.height, last.splats, co.num_instances / 1e3, blend / 1e3, s.total * k, s.fwd * k, s.loss * k, s.bwd * k,
-              s.stats * k, s.opt * k, s.dens * k, s.cpu * k, start);
+  std::printf("%-14s %-5s %5dx%-4d %7zu %7.0f %7.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f\n", label.c_str(),
+              backend->name(), v.camera.width, v.camera.height, last.splats, co.num_instances / 1e3, blend / 1e3, s.total * k,
+              s.fwd * k, s.loss * k, s.bwd * k, s.stats * k, s.opt * k, s.dens * k, s.cpu * k, start);
+  if (const long long peak = backend->peak_device_memory_bytes(); peak >= 0)
+    std::printf("%-14s %-5s peak device memory %.1f MiB (%s)\n", label.c_str(), backend->name(),
+                double(peak) / (1024.0 * 1024.0), backend->device().c_str());
   std::fflush(stdout);
+  return s.total * k;
 }
 
 // --windows: two trainers of the same row, one stepping through warmup+1 .. warmup+steps
@@ -148,10 +170,10 @@ void run(const std::string& label, const std::string& dir, int steps, int warmup
 // speed drifts between runs (docs/BENCHMARKS.md, "Benchmarking on a noisy machine"), two
 // separate runs cannot compare the windows; in turns their ratio holds.
 void run_windows(const std::string& label, const std::string& dir, int steps, int warmup, int threads,
-                 long sh_degree_every = 0) {
+                 const std::string& backend_name, long sh_degree_every = 0) {
   RowData row(dir, warmup + 2 * steps, sh_degree_every);
   const Dataset& data = row.data;
-  auto backend_early = make_cpu_backend(threads), backend_late = make_cpu_backend(threads);
+  auto backend_early = backend_named(backend_name, threads), backend_late = backend_named(backend_name, threads);
   Trainer early(data, row.opt, *backend_early, row.cache), late(data, row.opt, *backend_late, row.cache);
   for (int i = 0; i < warmup; ++i) early.step();
   for (int i = 0; i < warmup + steps; ++i) late.step();
@@ -185,49 +207,37 @@ void run_windows(const std::string& label, const std::string& dir, int steps, in
   std::fflush(stdout);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int steps = 200, warmup = 20, threads = 0;
-  std::string dataset = std::string(GLINT_SHARED_DATASETS) + "/shapes";
-  std::string only;
-  bool windows = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--warmup" && i + 1 < argc) warmup = std::max(0, std::atoi(argv[++i]));
-    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (a == "--dataset" && i + 1 < argc) dataset = argv[++i];
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];
-    else if (a == "--windows") windows = true;
-    else {
-      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows]\n");
-      return 2;
-    }
-  }
-  if (!only.empty() && only != "colmap" && only != "200x200" && only != "320x240" && only != "sh3") {
-    std::fprintf(stderr, "bench_train_step: --only takes colmap, 200x200, 320x240 or sh3, not '%s'\n", only.c_str());
-    return 2;
-  }
-  const auto want = [&](const char* row) { return only.empty() || only == row; };
-  if (!fs::exists(fs::path(dataset) / "transforms_train.json")) {
-    std::printf("dataset %s not found; nothing to measure\n", dataset.c_str());
-    return 0;
-  }
-  std::printf("glint training step benchmark  threads=%d  steps=%d (after %d warm-up)  simd=%s\n",
-              threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
+int run_rows(const std::string& dataset, const std::string& only, const std::function<bool(const char*)>& want,
+             const std::vector<std::string>& backends, int steps, int warmup, int threads, bool windows) {
+  std::string names;
+  for (const std::string& b : backends) names += (names.empty() ? "" : ",") + b;
+  std::printf("glint training step benchmark  backend=%s  threads=%d  steps=%d (after %d warm-up)  simd=%s  (wall clock)\n",
+              names.c_str(), threads > 0 ? threads : omp_get_max_threads(), steps, warmup,
               cpu_simd_name(active_cpu_simd()));
   if (windows)
     std::printf("%-14s %10s %15s %9s %9s %9s %9s\n", "scene", "size", "window", "ms/step", "forward", "loss", "backward");
   else
-    std::printf("%-14s %10s %7s %7s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scene", "size", "splats", "inst/K",
+    std::printf("%-14s %-5s %10s %7s %7s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scene", "where", "size", "splats", "inst/K",
                 "steps/K", "ms/step", "forward", "loss", "backward", "stats", "adam", "densify", "cpu ms", "start ms");
   const auto row = [&](const std::string& label, const std::string& dir, long sh_every) {
-    if (windows)
-      run_windows(label, dir, steps, warmup, threads, sh_every);
-    else
-      run(label, dir, steps, warmup, threads, sh_every);
+    std::vector<double> ms;
+    for (const std::string& b : backends) {
+      if (windows)
+        run_windows(label, dir, steps, warmup, threads, b, sh_every);
+      else
+        ms.push_back(run(label, dir, steps, warmup, threads, b, sh_every));
+    }
+    if (ms.size() == 2)
+      std::printf("%-14s ms/step %s / %s: %.4f (%.2f ms / %.2f ms)\n", label.c_str(), backends[1].c_str(),
+                  backends[0].c_str(), ms[1] / ms[0], ms[1], ms[0]);
+    std::fflush(stdout);
   };
+  if (only == "dataset") {
+    fs::path name = fs::path(dataset).lexically_normal();
+    if (name.filename().empty()) name = name.parent_path();  // "DIR/"
+    row(name.filename().string(), dataset, 0);
+    return 0;
+  }
   const fs::path colmap = fs::path(dataset).parent_path() / "shapes_colmap";
   if (want("colmap") && fs::exists(colmap)) row("shapes_colmap", colmap.string(), 0);
   if (want("200x200")) row("shapes", dataset, 0);
@@ -237,3 +247,61 @@ int main(int argc, char** argv) {
   if (want("sh3")) row("shapes SH3", resized, 1);
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 200, warmup = 20, threads = 0;
+  std::string dataset = std::string(GLINT_SHARED_DATASETS) + "/shapes";
+  std::string only, backend_name = "cpu", compare;
+  bool windows = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--warmup" && i + 1 < argc) warmup = std::max(0, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "--dataset" && i + 1 < argc) dataset = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--windows") windows = true;
+    else if (a == "--backend" && i + 1 < argc) backend_name = argv[++i];
+    else if (a == "--compare" && i + 1 < argc) compare = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows] "
+                           "[--backend cpu|cuda|auto | --compare A,B]\n");
+      return 2;
+    }
+  }
+  if (!only.empty() && only != "colmap" && only != "200x200" && only != "320x240" && only != "sh3" && only != "dataset") {
+    std::fprintf(stderr, "bench_train_step: --only takes colmap, 200x200, 320x240, sh3 or dataset, not '%s'\n", only.c_str());
+    return 2;
+  }
+  // The backends each row runs on, in order.
+  std::vector<std::string> backends{backend_name};
+  if (!compare.empty()) {
+    const std::size_t comma = compare.find(',');
+    if (comma == std::string::npos || comma == 0 || comma + 1 == compare.size() || windows) {
+      std::fprintf(stderr, "bench_train_step: --compare takes two backends as A,B (e.g. cpu,cuda), without --windows\n");
+      return 2;
+    }
+    backends = {compare.substr(0, comma), compare.substr(comma + 1)};
+  }
+  for (const std::string& b : backends) {  // before any work: one line, exit 2
+    std::string why;
+    if (!backend_available(b, &why)) {
+      std::fprintf(stderr, "bench_train_step: --backend %s: %s\n", b.c_str(), why.c_str());
+      return 2;
+    }
+  }
+  const auto want = [&](const char* row) { return only.empty() || only == row; };
+  if (!fs::is_directory(dataset)) {
+    std::printf("dataset %s not found; nothing to measure\n", dataset.c_str());
+    return 0;
+  }
+  try {
+    return run_rows(dataset, only, want, backends, steps, warmup, threads, windows);
+  } catch (const Error& e) {  // a bad dataset, or a device error on the way
+    std::fprintf(stderr, "bench_train_step: %s\n", e.what());
+    return 2;
+  }
+}
+

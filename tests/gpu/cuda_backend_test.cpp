@@ -1,11 +1,13 @@
 // The CUDA backend class (backend/cuda/cuda_backend.cu) and the device loss on a real GPU:
 // forward and backward through glint::Backend against the CPU backend (colour, alpha and
 // the geometry outputs), the statistic it leaves to the CPU, what it reports of the device,
-// and the loss against the CPU loss.
+// its stage times (device clock) against the calls' wall time, and the loss against the
+// CPU loss.
 // Skips (visibly) where no device is found, fails in scripts/gpu-check.sh (GLINT_REQUIRE_GPU).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <vector>
@@ -96,6 +98,47 @@ TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
   // What eval.json reports of the device.
   EXPECT_FALSE(gpu->device().empty());
   EXPECT_GT(gpu->peak_device_memory_bytes(), static_cast<long long>(m.size() * sizeof(float) * 3));
+}
+
+// The device clock over the stages, which benchmarks print beside wall time: positive after
+// each timed call, within that call's wall time, cleared by a render the CPU draws, and
+// absent on the CPU backend.
+TEST(CudaBackendDevice, StageTimesArePositiveAndWithinTheCallsWallTime) {
+  if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
+  using clock = std::chrono::steady_clock;
+  const auto ms_since = [](clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  };
+  GaussianModel m = test::random_scene(20000, 7);
+  const Camera cam = test::look_at(400, 300, 360, {0, -3, 0.5}, {0, 0, 0});
+  RenderSettings rs;
+  auto gpu = make_cuda_backend();
+  EXPECT_LT(gpu->last_stage_times().forward_ms, 0) << "nothing timed yet";
+  for (int round = 0; round < 2; ++round) {  // the first round pays for allocations
+    auto t0 = clock::now();
+    const RenderOutput o = gpu->forward(m, cam, rs);
+    const double wall_f = ms_since(t0);
+    const Backend::StageTimes f = gpu->last_stage_times();
+    EXPECT_GT(f.forward_ms, 0);
+    EXPECT_LE(f.forward_ms, wall_f);
+    EXPECT_LT(f.backward_ms, 0) << "no backward yet";
+    const test::Upstream up = test::random_upstream(cam.width, cam.height, rs, 5);
+    ModelGrad g;
+    t0 = clock::now();
+    gpu->backward(m, cam, rs, o, up.in(), g);
+    const double wall_b = ms_since(t0);
+    const Backend::StageTimes fb = gpu->last_stage_times();
+    EXPECT_EQ(fb.forward_ms, f.forward_ms) << "the forward's time stays until the next forward";
+    EXPECT_GT(fb.backward_ms, 0);
+    EXPECT_LE(fb.backward_ms, wall_b);
+  }
+  RenderSettings abs = rs;  // drawn by the CPU backend: not timed on the device
+  abs.want_mean2d_abs = true;
+  (void)gpu->forward(m, cam, abs);
+  EXPECT_LT(gpu->last_stage_times().forward_ms, 0);
+  auto cpu = make_cpu_backend();
+  (void)cpu->forward(m, cam, rs);
+  EXPECT_LT(cpu->last_stage_times().forward_ms, 0);
 }
 
 TEST(CudaBackendDevice, LossMatchesTheCpuLoss) {

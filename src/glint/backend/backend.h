@@ -156,6 +156,15 @@ class Backend {
   // The most memory of its own device the backend has held so far, in bytes; -1 for a
   // backend without memory of its own (the CPU's is the process's, peak_rss_mb).
   virtual long long peak_device_memory_bytes() const { return -1; }
+  // The device's own clock over the last forward_into's and the last backward's stages, in
+  // milliseconds (the CUDA backend: events around its kernels, the uploads before and the
+  // downloads after left out); negative for a call that was not timed so, and always for a
+  // backend without a device of its own, whose calls' wall time is all compute. For
+  // benchmarks: read after the call, before the next one.
+  struct StageTimes {
+    double forward_ms = -1, backward_ms = -1;
+  };
+  virtual StageTimes last_stage_times() const { return {}; }
   // Renders `camera`: the same as forward_into into a fresh RenderOutput.
   RenderOutput forward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings) {
     RenderOutput out;

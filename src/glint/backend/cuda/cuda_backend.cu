@@ -3,7 +3,8 @@
 // backend/render_outputs.h, with their gradients. A render that wants AbsGS's statistic,
 // which has no device kernel, goes whole to the CPU backend it keeps, said once on stderr
 // (its backward then goes there too, by the forward state's type). Training runs on the
-// device (device_training_session.h), the geometry regularisers included.
+// device (device_training_session.h), the geometry regularisers included. Events around
+// the forward's and backward's stages give benchmarks their device time (last_stage_times).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,9 +41,46 @@ struct CudaForwardState final : ForwardState {
   }
 };
 
+// A start and a stop event on the default stream, where every stage runs; bracketing
+// stages with it times them on the device's clock. A failed event call leaves the span
+// untimed (and clears the error so that no later launch check reports it).
+class EventSpan {
+ public:
+  EventSpan() = default;
+  EventSpan(const EventSpan&) = delete;
+  EventSpan& operator=(const EventSpan&) = delete;
+  ~EventSpan() {
+    if (start_) cudaEventDestroy(start_);
+    if (stop_) cudaEventDestroy(stop_);
+  }
+  void begin() {
+    recorded_ = false;
+    if (!start_ && !ok(cudaEventCreate(&start_))) start_ = nullptr;
+    if (!stop_ && !ok(cudaEventCreate(&stop_))) stop_ = nullptr;
+    began_ = start_ && stop_ && ok(cudaEventRecord(start_, 0));
+  }
+  void end() { recorded_ = began_ && ok(cudaEventRecord(stop_, 0)); }
+  void clear() { recorded_ = began_ = false; }
+  double ms() const {
+    float ms = -1.f;
+    if (!recorded_ || !ok(cudaEventSynchronize(stop_)) || !ok(cudaEventElapsedTime(&ms, start_, stop_))) return -1;
+    return ms;
+  }
+
+ private:
+  static bool ok(cudaError_t e) {
+    if (e == cudaSuccess) return true;
+    cudaGetLastError();
+    return false;
+  }
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  bool began_ = false, recorded_ = false;
+};
+
 class CudaBackend final : public Backend {
  public:
   const char* name() const override { return "cuda"; }
+  StageTimes last_stage_times() const override { return {forward_time_.ms(), backward_time_.ms()}; }
   std::string device() const override {
     int id = 0;
     cudaDeviceProp p{};
@@ -91,10 +129,12 @@ class CudaBackend final : public Backend {
   bool said_cpu_ = false;
   cuda::DeviceBuffer<float> d_rgb_, d_alpha_, d_depth_, d_median_, d_normal_, d_distortion_;
   cuda::DeviceGrads grads_;
+  EventSpan forward_time_, backward_time_;
 };
 
 void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                                RenderOutput& out) {
+  forward_time_.clear();
   if (const char* what = cuda::missing_device_output(settings)) {
     say_cpu(what);
     cpu_->forward_into(model, camera, settings, out);
@@ -121,9 +161,11 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
   st->height = camera.height;
   st->settings = settings;
   const int degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
+  forward_time_.begin();
   cuda::forward_frame(render::make_view<float>(camera, settings.near_plane), st->geometry(), degree,
                       settings.antialiased, settings.background, st->frame, cuda::device_aov_flags(settings),
                       settings.median_depth_only);
+  forward_time_.end();
 
   cuda::download_frame(st->frame, settings, out);
   out.saved = std::move(st);
@@ -131,6 +173,7 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
 
 void CudaBackend::backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                            const RenderOutput& out, const RenderGradIn& gin, ModelGrad& grad) {
+  backward_time_.clear();
   if (!out.saved) throw Error("rasterizer backward: the RenderOutput holds no forward state");
   const auto* st = dynamic_cast<const CudaForwardState*>(out.saved.get());
   if (!st) {  // a render forward_into handed to the CPU backend (which rejects any other state)
@@ -163,7 +206,9 @@ void CudaBackend::backward(const GaussianModel& model, const Camera& camera, con
   in.d_median = grad_span(d_median_, gin.d_median_depth, 1);
   in.d_normal = grad_span(d_normal_, gin.d_normal, 3);
   in.d_distortion = grad_span(d_distortion_, gin.d_distortion, 1);
+  backward_time_.begin();
   cuda::backward_frame(st->geometry(), st->frame, in, grads_);
+  backward_time_.end();
   cuda::download_grads(grads_, st->n, grad);
 }
 
