@@ -55,6 +55,7 @@ class SurfaceInterpolationPlan {
   };
   const ImageF& pos_;
   const ImageF& nrm_;
+  bool enabled_;
   double max_spread_;
   std::vector<long> evaluated_;         // first, in parallel
   std::vector<Candidate> candidates_;   // then: interpolated where the values agree
@@ -66,18 +67,14 @@ class SurfaceInterpolationPlan {
 
 inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, const ImageF& nrm, const ImageF& depth,
                                                           const SurfaceInterpolation& p, const char* what)
-    : pos_(pos), nrm_(nrm), max_spread_(p.max_spread) {
+    : pos_(pos), nrm_(nrm), enabled_(p.enabled), max_spread_(p.max_spread) {
   check_surface_images(pos, nrm, what);
   const int W = pos.width, H = pos.height;
   auto is_surface = [&](long i) {
     const Vec3f n = load3(nrm.data.data(), i);
     return n.x * n.x + n.y * n.y + n.z * n.z > 0;
   };
-  if (!p.enabled) {
-    for (long i = 0; i < static_cast<long>(W) * H; ++i)
-      if (is_surface(i)) evaluated_.push_back(i);
-    return;
-  }
+  if (!p.enabled) return;  // run() visits every surface pixel
   if (depth.channels != 1 || depth.width != W || depth.height != H)
     throw Error(std::string(what) + ": depth must be [H,W,1] of the positions' size");
   const double cos_max = std::cos(p.max_normal_deg * std::numbers::pi / 180);
@@ -112,6 +109,7 @@ inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, con
 
 template <class F>
 void SurfaceInterpolationPlan::run(const std::vector<InterpolatedOutput>& outputs, F eval) const {
+  if (!enabled_) return for_surface_pixels(pos_, nrm_, "surface pixels", eval);
   auto eval_at = [&](long i) { eval(i, at(pos_, i), normalize(at(nrm_, i))); };
   const long ne = static_cast<long>(evaluated_.size()), nc = static_cast<long>(candidates_.size());
 #pragma omp parallel for schedule(dynamic, 256)
