@@ -1,6 +1,7 @@
 #pragma once
-// The square pixel window that the edge-aware filters (depth_filter, normal_filter) slide
-// over an image: Gaussian spatial weights and a visit of the in-image neighbours.
+// The square pixel window that the edge-aware filters (depth_filter, normal_filter,
+// normal_plane_fit) slide over an image: Gaussian spatial weights and a visit of the
+// in-image neighbours, every pixel or every stride-th pixel of every stride-th row.
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -9,8 +10,10 @@ namespace glint {
 
 class GaussianWindow {
  public:
-  // Half size `radius`, or ceil(2 sigma) when radius <= 0.
-  GaussianWindow(float sigma, int radius) : r_(radius > 0 ? radius : static_cast<int>(std::ceil(2 * sigma))) {
+  // Half size `radius`, or ceil(2 sigma) when radius <= 0, rounded down to a multiple of
+  // `stride` (offsets from the centre are multiples of it).
+  GaussianWindow(float sigma, int radius, int stride = 1)
+      : s_(stride > 1 ? stride : 1), r_(half_size(sigma, radius, s_)) {
     const int n = 2 * r_ + 1;
     w_.resize(static_cast<std::size_t>(n * n));
     for (int dy = -r_; dy <= r_; ++dy)
@@ -23,10 +26,10 @@ class GaussianWindow {
   // the W x H image, in row-major order.
   template <class F>
   void visit(int W, int H, int x, int y, F&& f) const {
-    for (int dy = -r_; dy <= r_; ++dy) {
+    for (int dy = -r_; dy <= r_; dy += s_) {
       const int yy = y + dy;
       if (yy < 0 || yy >= H) continue;
-      for (int dx = -r_; dx <= r_; ++dx) {
+      for (int dx = -r_; dx <= r_; dx += s_) {
         const int xx = x + dx;
         if (xx < 0 || xx >= W) continue;
         f(static_cast<std::size_t>(yy) * static_cast<std::size_t>(W) + static_cast<std::size_t>(xx), w_[index(dx, dy)]);
@@ -35,7 +38,12 @@ class GaussianWindow {
   }
 
  private:
+  static int half_size(float sigma, int radius, int stride) {
+    const int r = radius > 0 ? radius : static_cast<int>(std::ceil(2 * sigma));
+    return r / stride * stride;
+  }
   std::size_t index(int dx, int dy) const { return static_cast<std::size_t>((dy + r_) * (2 * r_ + 1) + dx + r_); }
+  int s_;
   int r_;
   std::vector<float> w_;
 };
