@@ -1,0 +1,116 @@
+#include "glint/light/normal_plane_fit.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "glint/core/error.h"
+#include "glint/light/pixel_window.h"
+
+namespace glint {
+
+namespace {
+
+// The eigenvector of the symmetric 3x3 `a` (row-major upper part: xx xy xz yy yz zz) with the
+// smallest eigenvalue, by inverse iteration from `v`: (A + eps I)^-1 is applied through the
+// adjugate, which needs no division, and the result is normalised each time. Converges in
+// a few steps unless the two smallest eigenvalues are close, where any vector between them
+// fits the samples as well. Returns false when `a` has no spread at all.
+bool smallest_eigenvector(const double a[6], double v[3]) {
+  const double tr = a[0] + a[3] + a[5];
+  if (!(tr > 0)) return false;
+  const double e = 1e-6 * tr;
+  const double xx = a[0] + e, xy = a[1], xz = a[2], yy = a[3] + e, yz = a[4], zz = a[5] + e;
+  const double adj[3][3] = {{yy * zz - yz * yz, xz * yz - xy * zz, xy * yz - xz * yy},
+                            {xz * yz - xy * zz, xx * zz - xz * xz, xy * xz - xx * yz},
+                            {xy * yz - xz * yy, xy * xz - xx * yz, xx * yy - xy * xy}};
+  for (int it = 0; it < 4; ++it) {
+    double u[3];
+    for (int r = 0; r < 3; ++r) u[r] = adj[r][0] * v[0] + adj[r][1] * v[1] + adj[r][2] * v[2];
+    const double l = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (!(l > 0) || !std::isfinite(l)) return false;
+    for (int r = 0; r < 3; ++r) v[r] = u[r] / l;
+  }
+  return true;
+}
+
+}  // namespace
+
+ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF& position, const PlaneFitParams& p) {
+  if (normal.channels != 3 || depth.channels != 1 || position.channels != 3 || normal.width != depth.width ||
+      normal.height != depth.height || position.width != depth.width || position.height != depth.height)
+    throw Error("fit_plane_normals: normal [H,W,3], depth [H,W,1] and position [H,W,3] of one size expected");
+  if (!(p.sigma_spatial_px > 0) || !(p.sigma_plane_rel > 0) || !(p.sigma_angle_deg > 0) || !(p.planarity > 0) ||
+      p.stride_px < 0)
+    throw Error("fit_plane_normals: sigmas and the planarity must be > 0 and the stride >= 0");
+  const int W = normal.width, H = normal.height;
+  const int stride = p.stride_px > 0 ? p.stride_px : std::max(1, static_cast<int>(std::lround(p.sigma_spatial_px / 2)));
+  const GaussianWindow window(p.sigma_spatial_px, 0, stride);
+  const float inv_d = 1.f / (2.f * p.sigma_plane_rel * p.sigma_plane_rel);
+  // 1 - cos(angle) ~ angle^2 / 2, so a Gaussian in the angle is exp(-(1 - cos) / s^2)
+  const float sa = static_cast<float>(p.sigma_angle_deg * M_PI / 180.0);
+  const float inv_a = 1.f / (sa * sa);
+  ImageF out(W, H, 3);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      const std::size_t i = static_cast<std::size_t>(y) * W + x;
+      const float zi = depth.data[i];
+      const float* ni = normal.data.data() + 3 * i;
+      const float* pi = position.data.data() + 3 * i;
+      if (!(zi > 0) || (ni[0] == 0 && ni[1] == 0 && ni[2] == 0)) continue;
+      const float inv_z = 1.f / zi;
+      // Sums of weights, offsets (in units of the pixel's depth, so that the plane guard is
+      // scale free), their products and the splat normals.
+      double sw = 0, m[3] = {0, 0, 0}, c[6] = {0, 0, 0, 0, 0, 0}, sn[3] = {0, 0, 0};
+      window.visit(W, H, x, y, [&](std::size_t j, float spatial) {
+        if (!(depth.data[j] > 0)) return;
+        const float* nj = normal.data.data() + 3 * j;
+        const float cosine = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2];
+        if (cosine <= 0.f) return;
+        const float* pj = position.data.data() + 3 * j;
+        const float d[3] = {(pj[0] - pi[0]) * inv_z, (pj[1] - pi[1]) * inv_z, (pj[2] - pi[2]) * inv_z};
+        const float off_plane = ni[0] * d[0] + ni[1] * d[1] + ni[2] * d[2];
+        const double w = spatial * std::exp(-off_plane * off_plane * inv_d - (1.f - cosine) * inv_a);
+        sw += w;
+        for (int k = 0; k < 3; ++k) {
+          m[k] += w * d[k];
+          sn[k] += w * nj[k];
+        }
+        c[0] += w * d[0] * d[0];
+        c[1] += w * d[0] * d[1];
+        c[2] += w * d[0] * d[2];
+        c[3] += w * d[1] * d[1];
+        c[4] += w * d[1] * d[2];
+        c[5] += w * d[2] * d[2];
+      });
+      const double ln = std::sqrt(sn[0] * sn[0] + sn[1] * sn[1] + sn[2] * sn[2]);
+      if (!(sw > 0) || !(ln > 0)) continue;
+      double guide[3] = {sn[0] / ln, sn[1] / ln, sn[2] / ln};
+      for (double& t : m) t /= sw;
+      const double cov[6] = {c[0] / sw - m[0] * m[0], c[1] / sw - m[0] * m[1], c[2] / sw - m[0] * m[2],
+                             c[3] / sw - m[1] * m[1], c[4] / sw - m[1] * m[2], c[5] / sw - m[2] * m[2]};
+      double v[3] = {guide[0], guide[1], guide[2]};
+      if (!smallest_eigenvector(cov, v))
+        for (int k = 0; k < 3; ++k) v[k] = guide[k];
+      const double s = v[0] * guide[0] + v[1] * guide[1] + v[2] * guide[2] < 0 ? -1.0 : 1.0;
+      // How far the samples are from one plane: the spread across the fitted plane over the
+      // mean spread along it. Where that is large (a crease or a corner in the window) the
+      // fit is ill-posed and turns with small changes of the samples, so it gives way to the
+      // guide smoothly.
+      const double av[3] = {cov[0] * v[0] + cov[1] * v[1] + cov[2] * v[2], cov[1] * v[0] + cov[3] * v[1] + cov[4] * v[2],
+                            cov[2] * v[0] + cov[4] * v[1] + cov[5] * v[2]};
+      const double across = v[0] * av[0] + v[1] * av[1] + v[2] * av[2];
+      const double along = 0.5 * (cov[0] + cov[3] + cov[5] - across);
+      // A fitted plane far from the pixel's own surface (up to across it, where which way it
+      // faces is a toss-up) gives way too: cos^2 of the angle to the guide.
+      const double agree = v[0] * guide[0] + v[1] * guide[1] + v[2] * guide[2];
+      const double b = along > 0 ? std::exp(-across / (along * p.planarity)) * agree * agree : 0.0;
+      double o[3];
+      for (int k = 0; k < 3; ++k) o[k] = b * s * v[k] + (1 - b) * guide[k];
+      const double lo = std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+      for (int k = 0; k < 3; ++k) out.data[3 * i + k] = static_cast<float>(o[k] / lo);
+    }
+  return out;
+}
+
+}  // namespace glint
