@@ -4,6 +4,7 @@
 // PSNR of each variant. The gt/ files are for diagnosis only; nothing here feeds back into
 // training or `glint relight`.
 // Every setup of relit/lights.json and, when present, relit/lights_extra.json (spot, env).
+// Writes each variant's relit views and its shading normals (normal_<i>.pfm) under --out.
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
 //                          [--variants "NAME;NAME;..."]
 #include <cmath>
@@ -156,6 +157,8 @@ int main(int argc, char** argv) {
       npx += ne.pixels;
       geo.push_back(std::move(g));
     }
+    fs::create_directories(dir);
+    for (std::size_t v = 0; v < geo.size(); ++v) write_pfm(dir + "/normal_" + std::to_string(v) + ".pfm", geo[v].normal);
     for (const LightSetup& s : setups) {
       rl.set_setup(s);
       fs::create_directories(dir + "/" + s.name);

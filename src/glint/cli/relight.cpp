@@ -61,8 +61,11 @@ void add_relight(CLI::App& app) {
       {"none", ShadowMode::kNone}, {"pcf", ShadowMode::kPcf}, {"transmittance", ShadowMode::kTransmittance}};
   sub->add_option("--shadows", a->opt.shadows, "none, pcf (shadow maps) or transmittance (soft, through the splats)")
       ->transform(CLI::CheckedTransformer(shadow_modes, CLI::ignore_case));
-  std::map<std::string, NormalSource> normal_modes{{"splats", NormalSource::kSplats}, {"depth", NormalSource::kDepth}};
-  sub->add_option("--normals", a->opt.normals, "Shading normals: splats (blended) or depth (from filtered depth)")
+  std::map<std::string, NormalSource> normal_modes{
+      {"fit", NormalSource::kFit}, {"splats", NormalSource::kSplats}, {"depth", NormalSource::kDepth}};
+  sub->add_option("--normals", a->opt.normals,
+                  "Shading normals: fit (planes fitted to the view's positions, guided by the splat normals; default), "
+                  "splats (blended splat normals, smoothed by --normal-smooth) or depth (from filtered depth)")
       ->transform(CLI::CheckedTransformer(normal_modes, CLI::ignore_case));
   sub->add_flag("!--no-delight", a->opt.delight, "Keep the capture's ambient occlusion in the albedo");
   sub->add_option("--shadow-res", a->opt.shadow_map.resolution,
@@ -74,9 +77,12 @@ void add_relight(CLI::App& app) {
                   "(alpha-normalised, the definition glint view's page renders)")
       ->transform(CLI::CheckedTransformer(depth_kinds, CLI::ignore_case));
   sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
-  sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
-                  "Edge-aware smoothing of the shading normals: Gaussian sigma in pixels (0 = off)")
+  CLI::Option* smooth = sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
+                  "--normals splats: edge-aware smoothing of the blended normals, Gaussian sigma in pixels (0 = off)")
       ->check(CLI::Range(0.0, 20.0));
+  CLI::Option* fit_px = sub->add_option("--normal-fit-px", a->opt.plane_fit.sigma_spatial_px,
+                  "--normals fit: Gaussian sigma in pixels of the window a plane is fitted over")
+      ->check(CLI::Range(0.5, 20.0));
   sub->add_option("--shadow-bias", a->opt.shadow_map.constant_bias,
                   "Constant depth bias of shadow-map lookups, in texels")->check(CLI::NonNegativeNumber);
   sub->add_option("--slope-bias", a->opt.shadow_map.slope_bias,
@@ -113,7 +119,11 @@ void add_relight(CLI::App& app) {
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
-  sub->callback([a] {
+  sub->callback([a, smooth, fit_px] {
+    if (smooth->count() && a->opt.normals != NormalSource::kSplats)
+      throw Error("--normal-smooth smooths --normals splats; the default normals are fit (their window: --normal-fit-px)");
+    if (fit_px->count() && a->opt.normals != NormalSource::kFit)
+      throw Error("--normal-fit-px is the window of --normals fit");
     a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map
     a->opt.interpolation.enabled = a->opt.interpolation.max_spread > 0;
     run_relight(*a);

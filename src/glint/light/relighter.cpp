@@ -33,7 +33,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   rs.for_backward = false;  // rendered, never differentiated
   rs.want_alpha = true;
   rs.want_depth = true;
-  rs.want_normal = options_.normals == NormalSource::kSplats;
+  rs.want_normal = options_.normals != NormalSource::kDepth;
   RenderOutput out = backend_.forward(model_, camera, rs);
   const int w = camera.width, h = camera.height;
   const std::size_t np = static_cast<std::size_t>(w) * h;
@@ -70,7 +70,10 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     }
   }
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
-  if (options_.normal_filter.sigma_spatial_px > 0) g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
+  if (options_.normals == NormalSource::kFit)
+    g.normal = fit_plane_normals(g.normal, g.depth, g.position, options_.plane_fit);
+  else if (options_.normals == NormalSource::kSplats && options_.normal_filter.sigma_spatial_px > 0)
+    g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
   if (options_.delight && ao_maps_) {
     // The residuals' visibility is the AO maps' only when shadows are on (relight()).
     std::vector<const EnvLighting*> env;

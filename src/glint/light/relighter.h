@@ -14,21 +14,26 @@
 #include "glint/light/environment_light.h"
 #include "glint/light/lights.h"
 #include "glint/light/normal_filter.h"
+#include "glint/light/normal_plane_fit.h"
 #include "glint/light/shadow_map.h"
 #include "glint/light/transmittance_shadow.h"
 
 namespace glint {
 
 enum class ShadowMode { kNone, kPcf, kTransmittance };
-enum class NormalSource { kSplats, kDepth };
+// kFit: planes fitted to the view's positions, guided by the splat normals
+// (light/normal_plane_fit.h); kSplats: the blended splat normals, smoothed by normal_filter;
+// kDepth: normals of the filtered depth.
+enum class NormalSource { kFit, kSplats, kDepth };
 
 struct RelightOptions {
   ShadowMode shadows = ShadowMode::kPcf;
   bool delight = true;              // divide the capture by the splats' ambient occlusion
-  NormalSource normals = NormalSource::kSplats;
+  NormalSource normals = NormalSource::kFit;
   bool filter_depth = true;         // joint bilateral filter before normals from depth
   DepthFilterParams depth_filter;
-  NormalFilterParams normal_filter;  // smoothing of the shading normals; sigma 0 = off
+  NormalFilterParams normal_filter;  // kSplats: smoothing of the shading normals; sigma 0 = off
+  PlaneFitParams plane_fit;          // kFit
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
   AoParams ao;
