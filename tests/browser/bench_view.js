@@ -3,8 +3,8 @@
 // A benchmark, never asserted:
 //   node tests/browser/bench_view.js MODEL [--cameras DATASET] [--size WxH] [--frames N] [--mode color|depth|alpha|normal|albedo]
 //   node tests/browser/bench_view.js MODEL --mode lit --lights LIGHTS.json [--setup NAME] [--shadows pcf|transmittance|none]
-//        [--move-light] [--no-delight] [--no-smooth]   (the lit view; --move-light moves light 0 every frame, re-rendering
-//        its maps; --no-delight shades with the capture as the albedo; --no-smooth skips the normal filter)
+//        [--move-light] [--no-delight] [--normals fit|smooth|raw]   (the lit view; --move-light moves light 0 every frame, re-rendering
+//        its maps; --no-delight shades with the capture as the albedo; --normals: how the shading normals are made, default fit)
 //   node tests/browser/bench_view.js MODEL --mode albedo   (the de-lit albedo view)
 //   node tests/browser/bench_view.js --random N [--size WxH] [--frames N]   (a random scene at the demo cameras)
 // Each frame moves the camera a little (so every frame sorts), waits for the sort, draws
@@ -65,7 +65,7 @@ function gpuProcessCpuMs() {
 
 const lights = opt('--lights', null);
 const lit = { setup: opt('--setup', null), shadows: opt('--shadows', 'pcf'), moveLight: args.includes('--move-light'),
-              delight: !args.includes('--no-delight'), smooth: !args.includes('--no-smooth') };
+              delight: !args.includes('--no-delight'), normals: opt('--normals', 'fit') };
 const server = await startView([model, ...(cameras ? ['--cameras', cameras] : []), ...(lights ? ['--lights', lights] : [])]);
 const browser = await launchBrowser();
 try {
@@ -78,7 +78,7 @@ try {
       if (lit.setup) t.loadSetup(lit.setup);
       t.setShadows(lit.shadows);
       t.setDelight(lit.delight);
-      t.setNormalSmoothing(lit.smooth);
+      t.setNormals(lit.normals);
     }
     const cams = t.cameras();
     let cam = cams.length ? { ...cams[0] } : t.camera();

@@ -2,8 +2,9 @@
 // dataset, per light setup, for any model (lit.test.js does the same on its own scene):
 //   node tests/browser/parity_lit.js MODEL DATASET LIGHTS.json [glint relight flags...]
 // The page de-lights as glint relight does and renders expected-depth maps, so pass
-// --shadow-depth expected for like-for-like; --shadows (default pcf) and --no-delight are
-// also applied to the page. Setups the page has no light of are skipped (environment
+// --shadow-depth expected for like-for-like; --shadows (default pcf), --no-delight and
+// --normals splats (with --normal-smooth 0: the page's raw normals) are also applied to the
+// page. Setups the page has no light of are skipped (environment
 // lights of a live model, which glint view does not split).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,9 @@ const [model, dataset, lights, ...flags] = process.argv.slice(2);
 const at = flags.indexOf('--shadows');
 const shadows = at >= 0 ? flags[at + 1] : 'pcf';
 const delight = !flags.includes('--no-delight');
+const nat = flags.indexOf('--normals');
+const sat = flags.indexOf('--normal-smooth');
+const normals = nat < 0 || flags[nat + 1] === 'fit' ? 'fit' : sat >= 0 && Number(flags[sat + 1]) === 0 ? 'raw' : 'smooth';
 const out = mkdtempSync(path.join(tmpdir(), 'glint-lit-parity-'));
 const r = runGlint(['relight', model, '--cameras', dataset, '--lights', lights, '--split', 'test', '-o', out, '-f',
                     ...flags]);
@@ -39,14 +43,15 @@ try {
     const dbs = [];
     for (let i = 0; i < cams.length; ++i) {
       if (cams[i].split !== 'test') continue;
-      await page.evaluate(({ s, k, i, delight }) => {
+      await page.evaluate(({ s, k, i, delight, normals }) => {
         const g = window.glintTest;
         g.setMode('lit');
         g.loadSetup(s);
         g.setShadows(k);
         g.setDelight(delight);
+        g.setNormals(normals);
         g.snapTo(i);
-      }, { s: setup, k: shadows, i, delight });
+      }, { s: setup, k: shadows, i, delight, normals });
       await page.evaluate(() => window.glintTest.render());
       const t = await readTarget(page);
       dbs.push(litPsnr(t, readPng(path.join(out, setup, `${path.parse(cams[i].name).name}.png`))));

@@ -30,7 +30,7 @@ export class LitRenderer {
     this.shadows = new ShadowMaps(gl, renderer, model, robustBounds(model.means));
     this.shadowKind = 'pcf';
     this.normalFilter = new NormalFilter(gl);
-    this.smoothNormals = true;  // glint relight's default (--normal-smooth 2)
+    this.normals = 'fit';       // glint relight's default (--normals fit); 'smooth', 'raw' (normal_filter.js)
     this.delight = true;        // glint relight's default (--no-delight turns it off)
     this.size = [0, 0];
     this.targets = null;
@@ -90,13 +90,13 @@ export class LitRenderer {
     const t = this.targets;
     // The G-buffer and the AO depend on the view only: a light's edit reuses them (the
     // camera's order is part of the key, as a new sort redraws the same camera).
-    const viewKey = JSON.stringify([cam, this.smoothNormals, delight, this.shadows.modelVersion]);
+    const viewKey = JSON.stringify([cam, this.normals, delight, this.shadows.modelVersion]);
     const fresh = !this.viewCache || this.viewCache.key !== viewKey || this.viewCache.order !== this.renderer.order ||
                   this.viewCache.targets !== t || this.viewCache.renderer !== this.renderer;
     if (fresh) {
       // colour, (z, AO, 0) and the facing normal in one pass (the AO is 1 without baked AO)
       this.renderer.render(cam, MODE_COLOR, [0, 0, 0], { fbo: this.gFbo, gbuffer: true });
-      if (this.smoothNormals) this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao);
+      if (this.normals !== 'raw') this.normalFilter.run(cam, t.depth.tex, t.normal.tex, t.smooth.fbo, this.vao, this.normals);
     }
     this.viewCache = { key: viewKey, order: this.renderer.order, targets: t, renderer: this.renderer };
     gl.bindVertexArray(this.vao);
@@ -130,8 +130,9 @@ export class LitRenderer {
     const t = this.targets;
     this.bindTexture(0, t.color.tex, p.u.u_color);
     this.bindTexture(1, t.depth.tex, p.u.u_depth);
-    if (p.u.u_normal) this.bindTexture(2, this.smoothNormals ? t.smooth.tex : t.normal.tex, p.u.u_normal);
-    if (p.u.u_smoothed) gl.uniform1i(p.u.u_smoothed, this.smoothNormals ? 1 : 0);
+    const filtered = this.normals !== 'raw';
+    if (p.u.u_normal) this.bindTexture(2, filtered ? t.smooth.tex : t.normal.tex, p.u.u_normal);
+    if (p.u.u_smoothed) gl.uniform1i(p.u.u_smoothed, filtered ? 1 : 0);
     const R = cam.R;
     gl.uniform3f(p.u.u_R0, R[0], R[1], R[2]);
     gl.uniform3f(p.u.u_R1, R[3], R[4], R[5]);

@@ -3,6 +3,7 @@
 import { LightsState } from './lights_state.js';
 import { LitRenderer, SHADOW_KINDS } from './lighting_pass.js';
 import { wireLightEditor } from './light_editor.js';
+import { NORMAL_MODES } from './normal_filter.js';
 
 export const MODE_LIT = 4;  // after splat_shaders.js's unlit modes
 export const MODE_ALBEDO = 6;  // the de-lit albedo, drawn through the lit view's G-buffer
@@ -69,12 +70,11 @@ export class LitView {
       l.append(text + ' ', el);
       return l;
     };
-    const smooth = document.createElement('input');
-    smooth.type = 'checkbox';
-    smooth.id = 'smooth-normals';
-    smooth.checked = true;
-    smooth.addEventListener('change', () => {
-      this.lit().smoothNormals = smooth.checked;
+    const normals = document.createElement('select');
+    normals.id = 'normals';
+    for (const k of NORMAL_MODES) normals.add(new Option(k, k));
+    normals.addEventListener('change', () => {
+      this.lit().normals = normals.value;
       this.changed();
     });
     const delight = document.createElement('input');
@@ -85,7 +85,7 @@ export class LitView {
       this.lit().delight = delight.checked;
       this.changed();
     });
-    bar.append(label('lights', setup), label('shadows', shadows), label('smooth normals', smooth),
+    bar.append(label('lights', setup), label('shadows', shadows), label('normals', normals),
                label('de-light', delight));
     this.editor = wireLightEditor(this, bar);
   }
@@ -108,7 +108,10 @@ export function installLitTestHook(v) {
       if (!SHADOW_KINDS.includes(kind)) throw new Error('unknown shadow kind ' + kind);
       lit.lit().shadowKind = kind;
     },
-    setNormalSmoothing: (on) => { lit.lit().smoothNormals = Boolean(on); },
+    setNormals: (mode) => {
+      if (!NORMAL_MODES.includes(mode)) throw new Error('unknown normals mode ' + mode);
+      lit.lit().normals = mode;
+    },
     setDelight: (on) => { lit.lit().delight = Boolean(on); },
     // Times each light's maps were rendered, by light index.
     shadowRenders: () => lit.state.lights.map((l) => lit.lit().shadows.renderCount(l.id)),

@@ -1,13 +1,21 @@
-// Edge-aware smoothing of the lit view's shading normals, light/normal_filter.cpp on the
-// G-buffer: each surface pixel's unit normal (blended splat normals, turned to the camera)
-// becomes the normalised sum of its window's normals weighted by pixel distance (sigma
-// 2 px, half size 4), relative depth difference (sigma 1%) and angle (sigma 20 degrees),
-// as glint relight does by default (--normal-smooth 2).
+// The lit view's shading normals from its G-buffer, as glint relight makes them:
+//  * 'fit' (its default, light/normal_plane_fit.cpp): the normal of the weighted
+//    least-squares plane through the window's surface positions (sigma 4 px, half size 8,
+//    every second pixel of every second row), samples weighted by pixel distance, by their
+//    distance from the pixel's tangent plane over its depth (sigma 0.3%) and by the angle
+//    between the splat normals (sigma 20 degrees); oriented like the splat normals; where
+//    the window holds a crease (variance across the plane over the mean variance along it,
+//    q) the fit gives way to the smoothed splat normals: its share is exp(-q / 0.1);
+//  * 'smooth' (--normals splats, light/normal_filter.cpp): the normalised sum of the
+//    window's splat normals weighted by pixel distance (sigma 2 px, half size 4), relative
+//    depth difference (sigma 1%) and angle (sigma 20 degrees).
 import { link } from './splat_renderer.js';
 import { fullscreenVertexShader } from './lighting_shaders.js';
 import { cameraCenter } from './camera.js';
 
 export const kNormalFilter = { sigmaPx: 2, radius: 4, sigmaDepthRel: 0.01, sigmaAngleDeg: 20 };
+export const kPlaneFit = { sigmaPx: 4, radius: 8, stride: 2, sigmaPlaneRel: 0.003, sigmaAngleDeg: 20, planarity: 0.1 };
+export const NORMAL_MODES = ['fit', 'smooth', 'raw'];
 
 // First pass: each pixel's facing unit normal and depth (zero without a surface), so that
 // the filter's taps read one texel each instead of rebuilding a neighbour's normal per tap.
@@ -72,11 +80,83 @@ void main() {
 }
 `;
 
+// The plane fit. World offsets of the samples over the pixel's depth; the smallest
+// eigenvector of their weighted covariance by inverse iteration through the adjugate (no
+// division, so a singular covariance still gives the normal nearest the guide).
+const fitFragmentShader = `#version 300 es
+precision highp float;
+precision highp int;
+uniform sampler2D u_surface;  // (facing unit normal, depth), zero without a surface
+uniform vec2 u_size;
+uniform int u_radius, u_stride;
+uniform float u_invSpatial, u_invPlane, u_invAngle, u_planarity;
+uniform vec3 u_R0, u_R1, u_R2;  // world -> camera rows
+uniform vec4 u_intr;
+out vec4 o_normal;
+
+vec3 cameraRay(ivec2 q) {
+  vec2 uv = vec2(float(q.x) + 0.5, u_size.y - float(q.y) - 0.5);
+  return vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0);
+}
+
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec4 si = texelFetch(u_surface, p, 0);
+  float zi = si.w;
+  if (!(zi > 0.0)) { o_normal = vec4(0.0); return; }
+  vec3 ni = si.xyz;
+  vec3 ci = zi * cameraRay(p);
+  ivec2 size = ivec2(u_size);
+  float sw = 0.0;
+  vec3 m = vec3(0.0), sn = vec3(0.0);
+  mat3 c = mat3(0.0);
+  for (int dy = -u_radius; dy <= u_radius; dy += u_stride)
+    for (int dx = -u_radius; dx <= u_radius; dx += u_stride) {
+      ivec2 q = p + ivec2(dx, dy);
+      if (q.x < 0 || q.y < 0 || q.x >= size.x || q.y >= size.y) continue;
+      vec4 sj = texelFetch(u_surface, q, 0);
+      if (!(sj.w > 0.0)) continue;
+      float cosine = dot(ni, sj.xyz);
+      if (cosine <= 0.0) continue;
+      vec3 dc = (sj.w * cameraRay(q) - ci) / zi;
+      vec3 d = dc.x * u_R0 + dc.y * u_R1 + dc.z * u_R2;
+      float off = dot(ni, d);
+      float w = exp(-float(dx * dx + dy * dy) * u_invSpatial - off * off * u_invPlane - (1.0 - cosine) * u_invAngle);
+      sw += w;
+      m += w * d;
+      sn += w * sj.xyz;
+      c += w * outerProduct(d, d);
+    }
+  float ln = length(sn);
+  if (!(sw > 0.0) || !(ln > 0.0)) { o_normal = vec4(0.0); return; }
+  vec3 guide = sn / ln;
+  m /= sw;
+  mat3 cov = c / sw - outerProduct(m, m);
+  float e = 1e-6 * (cov[0][0] + cov[1][1] + cov[2][2]);
+  vec3 a = cov[0] + vec3(e, 0.0, 0.0), b = cov[1] + vec3(0.0, e, 0.0), k = cov[2] + vec3(0.0, 0.0, e);
+  vec3 bc = cross(b, k), ca = cross(k, a), ab = cross(a, b);
+  vec3 v = guide;
+  for (int it = 0; it < 4; ++it) {
+    vec3 u = bc * v.x + ca * v.y + ab * v.z;
+    float l = length(u);
+    if (!(l > 0.0) || isinf(l)) { v = guide; break; }
+    v = u / l;
+  }
+  if (dot(v, guide) < 0.0) v = -v;
+  float across = dot(v, cov * v);
+  float along = 0.5 * (cov[0][0] + cov[1][1] + cov[2][2] - across);
+  float agree = dot(v, guide);
+  float share = along > 0.0 ? exp(-across / (along * u_planarity)) * agree * agree : 0.0;
+  o_normal = vec4(normalize(share * v + (1.0 - share) * guide), 1.0);
+}
+`;
+
 export class NormalFilter {
   constructor(gl) {
     this.gl = gl;
     this.surfaceProg = link(gl, fullscreenVertexShader, surfaceShader);
     this.prog = link(gl, fullscreenVertexShader, fragmentShader);
+    this.fitProg = link(gl, fullscreenVertexShader, fitFragmentShader);
     this.size = [0, 0];
   }
 
@@ -98,8 +178,9 @@ export class NormalFilter {
     this.size = [w, h];
   }
 
-  // Writes the smoothed normals of the G-buffer (depth, normal textures) for `cam` into `fbo`.
-  run(cam, depthTex, normalTex, fbo, vao) {
+  // Writes the fitted ('fit') or smoothed ('smooth') normals of the G-buffer (depth, normal
+  // textures) for `cam` into `fbo`.
+  run(cam, depthTex, normalTex, fbo, vao, mode = 'fit') {
     const gl = this.gl;
     this.ensureSurface(cam.width, cam.height);
     gl.disable(gl.BLEND);
@@ -124,6 +205,30 @@ export class NormalFilter {
     gl.uniform3fv(u.u_eye, cameraCenter(cam));
     gl.drawArrays(gl.TRIANGLES, 0, 3);
 
+    if (mode === 'fit') {
+      ({ program, u } = this.fitProg);
+      const p = kPlaneFit;
+      gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+      gl.useProgram(program);
+      gl.activeTexture(gl.TEXTURE0);
+      gl.bindTexture(gl.TEXTURE_2D, this.surface);
+      gl.uniform1i(u.u_surface, 0);
+      gl.uniform2f(u.u_size, cam.width, cam.height);
+      gl.uniform1i(u.u_radius, p.radius);
+      gl.uniform1i(u.u_stride, p.stride);
+      gl.uniform1f(u.u_invSpatial, 1 / (2 * p.sigmaPx * p.sigmaPx));
+      gl.uniform1f(u.u_invPlane, 1 / (2 * p.sigmaPlaneRel * p.sigmaPlaneRel));
+      const sa = p.sigmaAngleDeg * Math.PI / 180;
+      gl.uniform1f(u.u_invAngle, 1 / (sa * sa));
+      gl.uniform1f(u.u_planarity, p.planarity);
+      gl.uniform3f(u.u_R0, R[0], R[1], R[2]);
+      gl.uniform3f(u.u_R1, R[3], R[4], R[5]);
+      gl.uniform3f(u.u_R2, R[6], R[7], R[8]);
+      gl.uniform4f(u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
+      gl.drawArrays(gl.TRIANGLES, 0, 3);
+      gl.bindVertexArray(null);
+      return;
+    }
     ({ program, u } = this.prog);
     const p = kNormalFilter;
     gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
