@@ -5,6 +5,7 @@
 
 #include "glint/core/error.h"
 #include "glint/light/pixel_window.h"
+#include "glint/render/blend.h"
 
 namespace glint {
 
@@ -61,7 +62,8 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
       const float inv_z = 1.f / zi;
       // Sums of weights, offsets (in units of the pixel's depth, so that the plane guard is
       // scale free), their products and the splat normals.
-      double sw = 0, m[3] = {0, 0, 0}, c[6] = {0, 0, 0, 0, 0, 0}, sn[3] = {0, 0, 0};
+      // Float sums of at most a few hundred terms; the covariance is formed in double below.
+      float sw = 0, m[3] = {0, 0, 0}, c[6] = {0, 0, 0, 0, 0, 0}, sn[3] = {0, 0, 0};
       window.visit(W, H, x, y, [&](std::size_t j, float spatial) {
         if (!(depth.data[j] > 0)) return;
         const float* nj = normal.data.data() + 3 * j;
@@ -70,7 +72,11 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
         const float* pj = position.data.data() + 3 * j;
         const float d[3] = {(pj[0] - pi[0]) * inv_z, (pj[1] - pi[1]) * inv_z, (pj[2] - pi[2]) * inv_z};
         const float off_plane = ni[0] * d[0] + ni[1] * d[1] + ni[2] * d[2];
-        const double w = spatial * std::exp(-off_plane * off_plane * inv_d - (1.f - cosine) * inv_a);
+        // Samples below e^-20 of the weight are left out: they change nothing, and in float
+        // their products would be denormal (slow).
+        const float power = off_plane * off_plane * inv_d + (1.f - cosine) * inv_a;
+        if (power > 20.f) return;
+        const float w = spatial * render::fast_exp(-power);
         sw += w;
         for (int k = 0; k < 3; ++k) {
           m[k] += w * d[k];
@@ -83,12 +89,12 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
         c[4] += w * d[1] * d[2];
         c[5] += w * d[2] * d[2];
       });
-      const double ln = std::sqrt(sn[0] * sn[0] + sn[1] * sn[1] + sn[2] * sn[2]);
+      const double ln = std::sqrt(double(sn[0]) * sn[0] + double(sn[1]) * sn[1] + double(sn[2]) * sn[2]);
       if (!(sw > 0) || !(ln > 0)) continue;
       double guide[3] = {sn[0] / ln, sn[1] / ln, sn[2] / ln};
-      for (double& t : m) t /= sw;
-      const double cov[6] = {c[0] / sw - m[0] * m[0], c[1] / sw - m[0] * m[1], c[2] / sw - m[0] * m[2],
-                             c[3] / sw - m[1] * m[1], c[4] / sw - m[1] * m[2], c[5] / sw - m[2] * m[2]};
+      const double mm[3] = {double(m[0]) / sw, double(m[1]) / sw, double(m[2]) / sw};
+      const double cov[6] = {c[0] / sw - mm[0] * mm[0], c[1] / sw - mm[0] * mm[1], c[2] / sw - mm[0] * mm[2],
+                             c[3] / sw - mm[1] * mm[1], c[4] / sw - mm[1] * mm[2], c[5] / sw - mm[2] * mm[2]};
       double v[3] = {guide[0], guide[1], guide[2]};
       if (!smallest_eigenvector(cov, v))
         for (int k = 0; k < 3; ++k) v[k] = guide[k];
