@@ -105,7 +105,7 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
       // guide smoothly.
       const double av[3] = {cov[0] * v[0] + cov[1] * v[1] + cov[2] * v[2], cov[1] * v[0] + cov[3] * v[1] + cov[4] * v[2],
                             cov[2] * v[0] + cov[4] * v[1] + cov[5] * v[2]};
-      const double across = v[0] * av[0] + v[1] * av[1] + v[2] * av[2];
+      const double across = std::max(0.0, v[0] * av[0] + v[1] * av[1] + v[2] * av[2]);  // rounding can leave it below 0
       const double along = 0.5 * (cov[0] + cov[3] + cov[5] - across);
       // A fitted plane far from the pixel's own surface (up to across it, where which way it
       // faces is a toss-up) gives way too: cos^2 of the angle to the guide.

@@ -121,7 +121,9 @@ void main() {
       vec3 dc = (sj.w * cameraRay(q) - ci) / zi;
       vec3 d = dc.x * u_R0 + dc.y * u_R1 + dc.z * u_R2;
       float off = dot(ni, d);
-      float w = exp(-float(dx * dx + dy * dy) * u_invSpatial - off * off * u_invPlane - (1.0 - cosine) * u_invAngle);
+      float power = off * off * u_invPlane + (1.0 - cosine) * u_invAngle;
+      if (power > 20.0) continue;  // as light/normal_plane_fit.cpp: no weight, and no 0 * inf
+      float w = exp(-float(dx * dx + dy * dy) * u_invSpatial - power);
       sw += w;
       m += w * d;
       sn += w * sj.xyz;
@@ -143,7 +145,7 @@ void main() {
     v = u / l;
   }
   if (dot(v, guide) < 0.0) v = -v;
-  float across = dot(v, cov * v);
+  float across = max(dot(v, cov * v), 0.0);  // rounding can leave it just below 0
   float along = 0.5 * (cov[0][0] + cov[1][1] + cov[2][2] - across);
   float agree = dot(v, guide);
   float share = along > 0.0 ? exp(-across / (along * u_planarity)) * agree * agree : 0.0;
