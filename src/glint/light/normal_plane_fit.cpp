@@ -47,9 +47,7 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
   const int stride = p.stride_px > 0 ? p.stride_px : std::max(1, static_cast<int>(std::lround(p.sigma_spatial_px / 2)));
   const GaussianWindow window(p.sigma_spatial_px, 0, stride);
   const float inv_d = 1.f / (2.f * p.sigma_plane_rel * p.sigma_plane_rel);
-  // 1 - cos(angle) ~ angle^2 / 2, so a Gaussian in the angle is exp(-(1 - cos) / s^2)
-  const float sa = static_cast<float>(p.sigma_angle_deg * M_PI / 180.0);
-  const float inv_a = 1.f / (sa * sa);
+  const float inv_a = inv_angle_gaussian(p.sigma_angle_deg);
   ImageF out(W, H, 3);
 #pragma omp parallel for schedule(dynamic, 4)
   for (int y = 0; y < H; ++y)

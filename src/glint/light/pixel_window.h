@@ -8,6 +8,13 @@
 
 namespace glint {
 
+// The factor of a Gaussian in the angle between two unit normals written in their cosine:
+// 1 - cos ~ angle^2 / 2, so exp(-angle^2 / (2 s^2)) ~ exp(-(1 - cos) * this).
+inline float inv_angle_gaussian(float sigma_deg) {
+  const float s = static_cast<float>(sigma_deg * M_PI / 180.0);
+  return 1.f / (s * s);
+}
+
 class GaussianWindow {
  public:
   // Half size `radius`, or ceil(2 sigma) when radius <= 0, rounded down to a multiple of

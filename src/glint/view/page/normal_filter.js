@@ -207,32 +207,9 @@ export class NormalFilter {
     gl.uniform3fv(u.u_eye, cameraCenter(cam));
     gl.drawArrays(gl.TRIANGLES, 0, 3);
 
-    if (mode === 'fit') {
-      ({ program, u } = this.fitProg);
-      const p = kPlaneFit;
-      gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
-      gl.useProgram(program);
-      gl.activeTexture(gl.TEXTURE0);
-      gl.bindTexture(gl.TEXTURE_2D, this.surface);
-      gl.uniform1i(u.u_surface, 0);
-      gl.uniform2f(u.u_size, cam.width, cam.height);
-      gl.uniform1i(u.u_radius, p.radius);
-      gl.uniform1i(u.u_stride, p.stride);
-      gl.uniform1f(u.u_invSpatial, 1 / (2 * p.sigmaPx * p.sigmaPx));
-      gl.uniform1f(u.u_invPlane, 1 / (2 * p.sigmaPlaneRel * p.sigmaPlaneRel));
-      const sa = p.sigmaAngleDeg * Math.PI / 180;
-      gl.uniform1f(u.u_invAngle, 1 / (sa * sa));
-      gl.uniform1f(u.u_planarity, p.planarity);
-      gl.uniform3f(u.u_R0, R[0], R[1], R[2]);
-      gl.uniform3f(u.u_R1, R[3], R[4], R[5]);
-      gl.uniform3f(u.u_R2, R[6], R[7], R[8]);
-      gl.uniform4f(u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
-      gl.drawArrays(gl.TRIANGLES, 0, 3);
-      gl.bindVertexArray(null);
-      return;
-    }
-    ({ program, u } = this.prog);
-    const p = kNormalFilter;
+    const fit = mode === 'fit';
+    const p = fit ? kPlaneFit : kNormalFilter;
+    ({ program, u } = fit ? this.fitProg : this.prog);
     gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
     gl.useProgram(program);
     gl.activeTexture(gl.TEXTURE0);
@@ -241,9 +218,19 @@ export class NormalFilter {
     gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.uniform1i(u.u_radius, p.radius);
     gl.uniform1f(u.u_invSpatial, 1 / (2 * p.sigmaPx * p.sigmaPx));
-    gl.uniform1f(u.u_invDepth, 1 / (2 * p.sigmaDepthRel * p.sigmaDepthRel));
     const sa = p.sigmaAngleDeg * Math.PI / 180;
     gl.uniform1f(u.u_invAngle, 1 / (sa * sa));
+    if (fit) {
+      gl.uniform1i(u.u_stride, p.stride);
+      gl.uniform1f(u.u_invPlane, 1 / (2 * p.sigmaPlaneRel * p.sigmaPlaneRel));
+      gl.uniform1f(u.u_planarity, p.planarity);
+      gl.uniform3f(u.u_R0, R[0], R[1], R[2]);
+      gl.uniform3f(u.u_R1, R[3], R[4], R[5]);
+      gl.uniform3f(u.u_R2, R[6], R[7], R[8]);
+      gl.uniform4f(u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
+    } else {
+      gl.uniform1f(u.u_invDepth, 1 / (2 * p.sigmaDepthRel * p.sigmaDepthRel));
+    }
     gl.drawArrays(gl.TRIANGLES, 0, 3);
     gl.bindVertexArray(null);
   }
