@@ -1,6 +1,8 @@
 // glint relight end to end on the constructed ground + box scene: every shadow mode writes
 // the setup's images, and a tilted sun's cast shadow is dark where open ground is lit.
 #include <gtest/gtest.h>
+#include <cstring>
+#include <filesystem>
 
 #include "glint/io/cameras_json.h"
 #include "glint/io/image_io.h"
@@ -180,4 +182,34 @@ TEST(RelightCli, AlbedoIsTheDelitCapture) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("albedo"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
+}
+
+namespace fs = std::filesystem;
+
+// The normal options belong to their mode: a smoothing sigma with the default (fit)
+// normals, or a fit window with another mode, is one line and exit 2, not ignored; each
+// mode writes its views.
+TEST(RelightCli, NormalOptionsBelongToTheirMode) {
+  TempDir d;
+  write_ply(d.str("scene.ply"), ground_and_box());
+  write_cameras_json(d.str("cameras.json"), {top_camera()});
+  write_file(d.str("lights.json"),
+             R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
+  const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
+                           d.str("lights.json") + "' --backend cpu --ao-directions 8 -o '";
+  for (const char* bad : {"' --normal-smooth 3", "' --normals depth --normal-fit-px 3"}) {
+    SCOPED_TRACE(bad);
+    CommandResult r = run_glint(base + d.str("bad") + bad);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--normal-"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
+    EXPECT_FALSE(fs::exists(d.str("bad")));
+  }
+  for (const char* ok : {"' --normal-fit-px 3", "' --normals splats --normal-smooth 3", "' --normals depth"}) {
+    SCOPED_TRACE(ok);
+    const std::string out = d.str("ok" + std::to_string(std::strlen(ok)));
+    CommandResult r = run_glint(base + out + ok);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(out + "/noon/r_0.png"));
+  }
 }
