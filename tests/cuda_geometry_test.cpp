@@ -346,6 +346,42 @@ TEST(CudaGeometryLoss, RegularisersMatchTheCpuLosses) {
   EXPECT_EQ(none.loss, 0.0);
 }
 
+// --normal-edge on the device: the same skips (normal_consistency_edge on the same depths)
+// and the same divisor as the CPU loss.
+TEST(CudaGeometryLoss, NormalEdgeMatchesTheCpuLoss) {
+  const int W = 45, H = 35;
+  const GaussianModel m = degree3_scene(1500, 777);
+  const Camera cam = off_centre_camera(W, H);
+  const DeviceCopy d(m);
+  DeviceFrame f;
+  emulated_forward(m, d, cam, geometry_outputs(), f);
+  ImageF normal(W, H, 3), depth(W, H, 1), alpha(W, H, 1);
+  download(f.normal, normal.data);
+  download(f.depth, depth.data);
+  download(f.alpha, alpha.data);
+  const float eps = 0.02f;
+  const NormalConsistency cpu_off = normal_consistency(cam, normal, depth, alpha, 0.05f);
+  const NormalConsistency cpu_nc = normal_consistency(cam, normal, depth, alpha, 0.05f, 0.5f, eps);
+  // Some pixels of this render are skipped, not all.
+  long skipped = 0, kept = 0;
+  for (std::size_t p = 0; p < depth.data.size(); ++p) {
+    const bool off_grad = cpu_off.d_normal.data[3 * p] != 0.f, on_grad = cpu_nc.d_normal.data[3 * p] != 0.f;
+    skipped += off_grad && !on_grad;
+    kept += on_grad;
+  }
+  EXPECT_GT(skipped, 0);
+  EXPECT_GT(kept, 20);
+  GeometryLossBuffers b;
+  const DeviceNormalConsistency nc = device_normal_consistency(cam, f, 0.05f, b, 0.5f, eps);
+  EXPECT_EQ(nc.pixels, cpu_nc.pixels);
+  EXPECT_EQ(nc.pixels, cpu_off.pixels);
+  EXPECT_NEAR(nc.loss, cpu_nc.loss, 1e-12 + 1e-9 * std::fabs(cpu_nc.loss));
+  EXPECT_LT(nc.loss, cpu_off.loss);
+  ASSERT_TRUE(nc.has_gradient);
+  EXPECT_EQ(fetch(b.d_normal), cpu_nc.d_normal.data);
+  EXPECT_EQ(fetch(b.d_depth), cpu_nc.d_depth.data);
+}
+
 namespace {
 
 // Renders through the emulated device stages and hands out the frame as the CUDA backend

@@ -74,6 +74,30 @@ TEST(CudaTrainingGeometry, OneLightableStepMatchesTheCpuSession) {
                                  sa.adam.groups()[kMeans].m, 1e-3, slack * 3));
 }
 
+// --normal-edge through both sessions: the device's term equals the CPU's, and both drop
+// the skipped pixels' terms (lower than with the test off).
+TEST(CudaTrainingGeometry, OneLightableStepWithTheEdgeTestMatchesTheCpuSession) {
+  Scene sc(400);
+  const TrainOptions o = lightable(sc, 3000);
+  test::GeometryWeights w = weights_of(o), w_off = w;
+  w.normal_edge = 0.02f;
+  const TrainingSetup setup = sc.setup();
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, setup, sc.initial());
+  auto cpu_off = cpu::make_cpu_training_session(*cpu_backend, setup, sc.initial());
+  auto emu = cuda::make_device_training_session(setup, sc.initial());
+  const test::GeometryStepOut a = test::run_geometry_step(*cpu, w, 3, 1), b = test::run_geometry_step(*emu, w, 3, 1),
+                              off = test::run_geometry_step(*cpu_off, w_off, 3, 1);
+  EXPECT_GT(a.normal, 0.0);
+  EXPECT_LT(a.normal, off.normal);
+  EXPECT_NEAR(b.normal, a.normal, 1e-4 * a.normal);
+  EXPECT_NEAR(b.total, a.total, 1e-5 * a.total);
+  EXPECT_EQ(b.adam, -1);
+  const std::size_t slack = cpu->state().size() / 100 + 1;
+  EXPECT_TRUE(test::grads_close("means", emu->state().adam.groups()[kMeans].m, cpu->state().adam.groups()[kMeans].m,
+                                1e-3, slack * 3));
+}
+
 TEST(CudaTrainingGeometry, TwoRunsGiveTheSameBits) {
   Scene sc(300);
   const TrainOptions o = lightable(sc, 3000);

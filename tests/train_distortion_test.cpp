@@ -3,6 +3,8 @@
 // older checkpoints) as they were.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "glint/backend/backend.h"
 #include "glint/core/error.h"
 #include "glint/io/dataset.h"
@@ -87,4 +89,14 @@ TEST(TrainDistortion, OffLeavesTheOptionsAsBefore) {
   EXPECT_EQ(o.to_json().find("distortion"), std::string::npos);  // older checkpoints resume
   o.distortion_weight = 0.1f;
   EXPECT_NE(o.to_json().find("distortion"), std::string::npos);
+}
+
+TEST(TrainNormalEdge, OnlyAnEdgeTestInTheOptions) {
+  TrainOptions o;
+  o.normal_weight = 0.05f;
+  EXPECT_EQ(o.to_json().find("normal_edge"), std::string::npos);  // older checkpoints resume
+  o.normal_edge = 0.02f;
+  const auto j = nlohmann::json::parse(o.to_json());
+  ASSERT_TRUE(j.contains("normal_edge"));
+  EXPECT_FLOAT_EQ(j["normal_edge"].get<float>(), 0.02f);
 }

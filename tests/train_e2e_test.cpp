@@ -176,6 +176,20 @@ TEST(TrainE2E, LightablePresetSetsItsOptionsAndFlagsWin) {
   EXPECT_FLOAT_EQ(o["geometry"][0].get<float>(), 0.1f);
 }
 
+TEST(TrainE2E, NormalEdgeIsRecordedWhenOnAndBadValuesAreRejected) {
+  TempDir d;
+  const std::string common = " --steps 2 --downscale 4 -q --preset lightable";
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common).exit_code, 0);
+  EXPECT_FALSE(read_eval(d)["options"].contains("normal_edge"));
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common + " -f --normal-edge 0.02").exit_code, 0);
+  EXPECT_FLOAT_EQ(read_eval(d)["options"]["normal_edge"].get<float>(), 0.02f);
+  for (const char* bad : {"-0.1", "nan", "inf"}) {
+    CommandResult r = run_glint("train '" + kDemo + "' -o '" + d.str("bad") + "' --steps 2 -q --normal-edge " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--normal-edge"), std::string::npos) << r.err;
+  }
+}
+
 TEST(TrainE2E, NegativeMemoryBudgetsAreRejected) {
   // size_t flags: "-5" must be an error, not a budget wrapped round to 2^64 - 5
   TempDir d;

@@ -87,6 +87,7 @@ inline StepOut run_step(TrainingSession& s, std::size_t view, long step, int sh_
 // The geometry regularisers' weights (the lightable preset's, train/run_options.cpp).
 struct GeometryWeights {
   float normal = 0.05f, distortion = 0.5f, flatten = 100.f;
+  float normal_edge = 0.f;
 };
 struct GeometryStepOut {
   double photometric = 0, normal = 0, distortion = 0, total = 0;
@@ -107,7 +108,7 @@ inline GeometryStepOut run_geometry_step(TrainingSession& s, const GeometryWeigh
   rs.want_alpha = rs.want_depth = rs.want_normal = rs.want_distortion = true;
   s.render(rs);
   r.photometric = s.photometric_loss();
-  r.normal = s.normal_consistency(w.normal);
+  r.normal = s.normal_consistency(w.normal, w.normal_edge);
   r.distortion = s.distortion(w.distortion);
   s.backward();
   r.total = r.photometric + r.normal + r.distortion + s.flatten(w.flatten);

@@ -56,8 +56,9 @@ class TrainingSession {
   // (1 - lambda) L1 + lambda D-SSIM against the target, and its gradient.
   virtual double photometric_loss() = 0;
   // Geometry regularisers on the render (train/geometry_loss.h); need the render's normal,
-  // depth and alpha, or its distortion.
-  virtual double normal_consistency(float weight) = 0;
+  // depth and alpha, or its distortion. edge_eps: normal consistency's depth-edge test
+  // (--normal-edge; 0: off).
+  virtual double normal_consistency(float weight, float edge_eps) = 0;
   virtual double distortion(float weight) = 0;
   // The rasterizer's backward of every loss above.
   virtual void backward() = 0;

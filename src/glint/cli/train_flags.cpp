@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 
 #include "glint/cli/backend_flag.h"
@@ -7,6 +8,15 @@ namespace glint::cli {
 
 // Memory budgets in MB: 0 to 2^30 (a negative value would otherwise wrap to a huge one).
 const auto kMegabytes = CLI::Range(std::size_t{0}, std::size_t{1} << 30);
+
+// A non-negative finite number (CLI::NonNegativeNumber lets nan and inf through).
+const CLI::Validator kFiniteNonNegative(
+    [](std::string& s) {
+      double v = 0;
+      if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v) || v < 0) return "must be a finite number >= 0, not " + s;
+      return std::string();
+    },
+    "FINITE>=0");
 
 void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   TrainOptions& t = a.run.train;
@@ -42,6 +52,10 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   cmd.add_option("--normal-weight", t.normal_weight, "Weight of normal consistency (splat normals vs depth normals)")
       ->check(CLI::NonNegativeNumber)->group(geo);
   cmd.add_option("--normal-from", t.normal_from, "First step of normal consistency")->group(geo);
+  cmd.add_option("--normal-edge", t.normal_edge,
+                 "Normal consistency skips pixels on a depth edge: where |1/z(+1) + 1/z(-1) - 2/z| > EPS/z "
+                 "along x or y (0: off)")
+      ->check(kFiniteNonNegative)->group(geo);
   cmd.add_option("--flatten-weight", t.flatten_weight, "Weight of the flattening loss (mean smallest scale)")
       ->check(CLI::NonNegativeNumber)->group(geo);
   cmd.add_option("--flatten-from", t.flatten_from, "First step of the flattening loss")->group(geo);

@@ -17,7 +17,8 @@ Vec3d at3(const ImageF& img, int x, int y) {
 }  // namespace
 
 NormalConsistency normal_consistency(const Camera& camera, const ImageF& normal, const ImageF& depth,
-                                     const ImageF& alpha, float weight, float alpha_threshold) {
+                                     const ImageF& alpha, float weight, float alpha_threshold,
+                                     float edge_eps) {
   const int w = depth.width, h = depth.height;
   NormalConsistency r;
   r.d_normal = ImageF(w, h, 3);
@@ -44,6 +45,7 @@ NormalConsistency normal_consistency(const Camera& camera, const ImageF& normal,
     for (int x = 1; x < w - 1; ++x) {
       if (!valid(x, y)) continue;
       auto z = [&](int xx, int yy) { return static_cast<double>(depth.data[static_cast<std::size_t>(yy) * w + xx]); };
+      if (normal_consistency_edge(z(x, y), z(x + 1, y), z(x - 1, y), z(x, y + 1), z(x, y - 1), edge_eps)) continue;
       NcPixel px;
       if (!normal_consistency_pixel(cam, x, y, z(x + 1, y), z(x - 1, y), z(x, y + 1), z(x, y - 1), at3(normal, x, y),
                                     px))

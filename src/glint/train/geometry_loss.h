@@ -23,8 +23,14 @@ struct NormalConsistency {
 
 // normal: world-space blended normals; depth: z-depth; alpha: coverage. Pixels take part
 // when they and their 4 neighbours have alpha > alpha_threshold and depth > 0.
+// edge_eps > 0 (--normal-edge): a taking-part pixel on a depth edge
+// (normal_consistency_math.h: normal_consistency_edge) adds no term and no gradient, but
+// still counts in `pixels`, the mean's divisor, so that the weight of the other pixels does
+// not grow with the number of edges in view. edge_eps = 0 is the loss without the test, bit
+// for bit.
 NormalConsistency normal_consistency(const Camera& camera, const ImageF& normal, const ImageF& depth,
-                                     const ImageF& alpha, float weight, float alpha_threshold = 0.5f);
+                                     const ImageF& alpha, float weight, float alpha_threshold = 0.5f,
+                                     float edge_eps = 0.f);
 
 struct DistortionLoss {
   double loss = 0;     // weighted mean

@@ -1,8 +1,8 @@
 #pragma once
 // Normal consistency's per-pixel math (geometry_loss.h's definition), shared by the CPU
 // loss (geometry_loss.cpp) and the CUDA backend's kernels
-// (backend/cuda/kernels/geometry_loss_kernels.h): which pixels take part, and one pixel's
-// term with its gradients. GLINT_HD functions on plain values only, in double.
+// (backend/cuda/kernels/geometry_loss_kernels.h): which pixels take part, which sit on a
+// depth edge, and one pixel's term with its gradients. GLINT_HD functions on plain values only, in double.
 #include "glint/core/hd.h"
 #include "glint/core/math.h"
 
@@ -11,6 +11,21 @@ namespace glint {
 // A pixel's own test: covered and in front of the camera.
 GLINT_HD inline bool normal_consistency_ok(float alpha, float depth, float alpha_threshold) {
   return alpha > alpha_threshold && depth > 0;
+}
+
+// The depth-edge test of --normal-edge: true where a pixel's neighbours at +-1 do not lie on
+// one plane with it, along x or along y, so that its central-difference depth normal would
+// straddle a depth step. Along a plane, 1/z is affine in the pixel coordinates, so its
+// second difference vanishes; the test is |1/z(+1) + 1/z(-1) - 2/z| > eps / z on both axes
+// (a relative bound: the same eps at every distance). eps <= 0 never skips.
+GLINT_HD inline bool normal_consistency_edge(double z, double z_right, double z_left, double z_down, double z_up,
+                                             double eps) {
+  if (!(eps > 0)) return false;
+  const double bound = eps / z;
+  const double c = 2.0 / z;
+  const double ddx = 1.0 / z_right + 1.0 / z_left - c;
+  const double ddy = 1.0 / z_down + 1.0 / z_up - c;
+  return (ddx < 0 ? -ddx : ddx) > bound || (ddy < 0 ? -ddy : ddy) > bound;
 }
 
 // The pinhole and rotation the depth normal needs.

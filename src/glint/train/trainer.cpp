@@ -32,6 +32,8 @@ std::string TrainOptions::to_json() const {
   j["antialiased"] = antialiased;
   j["coarse_to_fine"] = coarse_to_fine;
   j["geometry"] = {normal_weight, normal_from, flatten_weight, flatten_from};
+  // Only when on, like the distortion: checkpoints written without the edge test resume.
+  if (normal_edge != 0) j["normal_edge"] = normal_edge;
   // Only when on: checkpoints written before the distortion term existed still resume.
   if (distortion_weight > 0) j["distortion"] = {distortion_weight, distortion_from};
   return j.dump();
@@ -140,7 +142,7 @@ StepResult Trainer::step() {
 
   double total = s.photometric_loss();
   res.ms_loss = ms_since(clock);
-  if (geometry) total += s.normal_consistency(options_.normal_weight);
+  if (geometry) total += s.normal_consistency(options_.normal_weight, options_.normal_edge);
   if (distortion) total += s.distortion(options_.distortion_weight);
   s.backward();
   if (options_.flatten_weight > 0 && step >= options_.flatten_from) total += s.flatten(options_.flatten_weight);

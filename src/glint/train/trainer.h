@@ -47,6 +47,9 @@ struct TrainOptions {
   // Geometry regularisers (geometry_loss.h), off at weight 0.
   float normal_weight = 0.f;  // normal consistency between splat normals and depth normals
   long normal_from = 7000;
+  // Normal consistency's depth-edge test (geometry_loss.h: edge_eps): pixels whose
+  // neighbours are not on one plane with them add nothing. 0: off.
+  float normal_edge = 0.f;
   float flatten_weight = 0.f;  // mean smallest scale
   long flatten_from = 0;
   float distortion_weight = 0.f;  // mean depth distortion sum_ij w_i w_j |z_i - z_j| per pixel

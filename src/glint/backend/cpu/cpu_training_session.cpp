@@ -48,8 +48,8 @@ class CpuTrainingSession final : public TrainingSession {
     gin_.d_rgb = d_rgb_.data.data();
     return loss.total;
   }
-  double normal_consistency(float weight) override {
-    nc_ = glint::normal_consistency(camera_, out_.normal, out_.depth, out_.alpha, weight);
+  double normal_consistency(float weight, float edge_eps) override {
+    nc_ = glint::normal_consistency(camera_, out_.normal, out_.depth, out_.alpha, weight, 0.5f, edge_eps);
     gin_.d_normal = nc_.d_normal.data.data();
     gin_.d_depth = nc_.d_depth.data.data();
     return nc_.loss;

@@ -59,7 +59,7 @@ class DeviceTrainingSession final : public TrainingSession {
   Camera set_target(std::size_t view, int factor, const std::array<float, 3>& bg) override;
   void render(const RenderSettings& settings) override;
   double photometric_loss() override;
-  double normal_consistency(float weight) override;
+  double normal_consistency(float weight, float edge_eps) override;
   double distortion(float weight) override;
   void backward() override;
   double flatten(float weight) override;
@@ -208,10 +208,10 @@ double DeviceTrainingSession::photometric_loss() {
   return v.total;
 }
 
-double DeviceTrainingSession::normal_consistency(float weight) {
+double DeviceTrainingSession::normal_consistency(float weight, float edge_eps) {
   if (!rendered_ || (frame_.aovs.flags & kAovDepth) == 0 || (frame_.aovs.flags & kAovNormal) == 0)
     throw Error("CUDA training: normal consistency needs a render with depth and normals");
-  const DeviceNormalConsistency r = device_normal_consistency(camera_, frame_, weight, geometry_);
+  const DeviceNormalConsistency r = device_normal_consistency(camera_, frame_, weight, geometry_, 0.5f, edge_eps);
   nc_grad_ = r.has_gradient;
   return r.loss;
 }

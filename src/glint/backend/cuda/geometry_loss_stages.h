@@ -41,11 +41,12 @@ inline double sum_terms(DeviceSpan<const double> terms, GeometryLossBuffers& b) 
 
 // train/geometry_loss.h's normal_consistency on the frame (drawn with depth and normals).
 inline DeviceNormalConsistency device_normal_consistency(const Camera& camera, const DeviceFrame& f, float weight,
-                                                         GeometryLossBuffers& b, float alpha_threshold = 0.5f) {
+                                                         GeometryLossBuffers& b, float alpha_threshold = 0.5f,
+                                                         float edge_eps = 0.f) {
   DeviceNormalConsistency r;
   const std::size_t pixels = f.alpha.size();
   if (pixels == 0) return r;
-  const NcImage im{f.image.width, f.image.height, alpha_threshold};
+  const NcImage im{f.image.width, f.image.height, alpha_threshold, edge_eps};
   b.valid.resize(pixels);
   b.count.resize(1);
   clear(b.count);

@@ -18,7 +18,7 @@ inline namespace GLINT_CUDA_NS {
 struct NcImage {
   std::int32_t width, height;
   float alpha_threshold;
-  std::uint32_t pad = 0;
+  float edge_eps = 0.f;  // normal_consistency_edge's eps (0: no pixel skipped)
 };
 static_assert(sizeof(NcImage) == 16);
 
@@ -43,7 +43,7 @@ GLINT_KERNEL void nc_valid_kernel(NcImage im, DeviceSpan<const float> alpha, Dev
   if (v) atomicAdd(&count.data[0], 1u);
 }
 
-// Each valid pixel's term (else 0), its dL/d(normal) times `scale` (weight / count), and
+// Each valid pixel's term (else 0, as on a depth edge), its dL/d(normal) times `scale` (weight / count), and
 // its scaled depth gradients for its right, left, lower and upper neighbours in
 // contrib[4p .. 4p+3] (as the CPU rounds them to float before adding).
 GLINT_KERNEL void nc_pixel_kernel(NcCamera cam, NcImage im, DeviceSpan<const float> normal,
@@ -61,6 +61,7 @@ GLINT_KERNEL void nc_pixel_kernel(NcCamera cam, NcImage im, DeviceSpan<const flo
   const auto z = [&](std::uint32_t i) { return static_cast<double>(depth[i]); };
   const Vec3f n = load3(normal.data, p);
   const Vec3d N{n.x, n.y, n.z};
+  if (normal_consistency_edge(z(p), z(p + 1), z(p - 1), z(p + w), z(p - w), im.edge_eps)) return;
   if (!normal_consistency_pixel(cam, x, y, z(p + 1), z(p - 1), z(p + w), z(p - w), N, px)) return;
   terms[p] = px.term;
   d_normal[3 * p] = static_cast<float>(scale * px.g_N.x);
