@@ -179,7 +179,13 @@ TEST(TrainE2E, LightablePresetSetsItsOptionsAndFlagsWin) {
 TEST(TrainE2E, NormalEdgeIsRecordedWhenOnAndBadValuesAreRejected) {
   TempDir d;
   const std::string common = " --steps 2 --downscale 4 -q --preset lightable";
+  // The preset turns it on; off (the default without the preset, or 0 given) it is not
+  // recorded, and a value given wins over the preset's.
   ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common).exit_code, 0);
+  EXPECT_FLOAT_EQ(read_eval(d)["options"]["normal_edge"].get<float>(), 0.005f);
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common + " -f --normal-edge 0").exit_code, 0);
+  EXPECT_FALSE(read_eval(d)["options"].contains("normal_edge"));
+  ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "' --steps 2 --downscale 4 -q -f").exit_code, 0);
   EXPECT_FALSE(read_eval(d)["options"].contains("normal_edge"));
   ASSERT_EQ(run_glint("train '" + kDemo + "' -o '" + d.str("out") + "'" + common + " -f --normal-edge 0.02").exit_code, 0);
   EXPECT_FLOAT_EQ(read_eval(d)["options"]["normal_edge"].get<float>(), 0.02f);

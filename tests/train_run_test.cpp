@@ -65,6 +65,7 @@ TEST(RunOptions, PresetFillsOnlyWhatTheUserDidNotSet) {
   EXPECT_GT(t.flatten_weight, 0.f);
   EXPECT_GT(t.distortion_weight, 0.f);
   EXPECT_EQ(t.normal_from, 1000);  // min(1000, 6000 / 6)
+  EXPECT_GT(t.normal_edge, 0.f);
   EXPECT_TRUE(t.random_background);
 
   // A user who sets a weight to its default value (0: off) keeps it off: the preset is

@@ -119,7 +119,7 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
 
 void note_user_set(const CLI::App& cmd, TrainArgs& a) {
   namespace n = option_names;
-  for (const char* name : {n::kNormalWeight, n::kNormalFrom, n::kFlattenWeight, n::kDistortionWeight,
+  for (const char* name : {n::kNormalWeight, n::kNormalFrom, n::kNormalEdge, n::kFlattenWeight, n::kDistortionWeight,
                            n::kDistortionFrom, n::kRandomBackground, n::kDensifyUntil}) {
     const CLI::Option* o = cmd.get_option_no_throw(std::string("--") + name);
     if (o && o->count() > 0) a.run.user_set.insert(name);

@@ -9,12 +9,13 @@ namespace glint {
 namespace {
 constexpr float kLightableNormalWeight = 0.05f;
 constexpr long kLightableNormalFrom = 1000;
+constexpr float kLightableNormalEdge = 0.005f;
 constexpr float kLightableFlattenWeight = 100.f;
 constexpr float kLightableDistortionWeight = 0.5f;
 constexpr long kLightableDistortionFrom = 1000;
 
 // What measured best on the relight benchmark (docs/LIGHTING.md): flat splats whose
-// normals agree with the rendered depth, concentrated along each ray (depth distortion),
+// normals agree with the rendered depth away from its edges, concentrated along each ray (depth distortion),
 // with a coverage that does not lean on the background colour (random background). The
 // regularisers start later in short schedules so that the first densifications see an
 // unconstrained fit.
@@ -23,6 +24,7 @@ void apply_lightable(TrainOptions& t, long schedule_steps, const std::set<std::s
   const auto free = [&](const char* name) { return !user.count(name); };
   if (free(n::kNormalWeight)) t.normal_weight = kLightableNormalWeight;
   if (free(n::kNormalFrom)) t.normal_from = std::min<long>(kLightableNormalFrom, schedule_steps / 6);
+  if (free(n::kNormalEdge)) t.normal_edge = kLightableNormalEdge;
   if (free(n::kFlattenWeight)) t.flatten_weight = kLightableFlattenWeight;
   if (free(n::kDistortionWeight)) t.distortion_weight = kLightableDistortionWeight;
   if (free(n::kDistortionFrom)) t.distortion_from = std::min<long>(kLightableDistortionFrom, schedule_steps / 3);

@@ -16,6 +16,7 @@ namespace glint {
 namespace option_names {
 inline constexpr const char* kNormalWeight = "normal-weight";
 inline constexpr const char* kNormalFrom = "normal-from";
+inline constexpr const char* kNormalEdge = "normal-edge";
 inline constexpr const char* kFlattenWeight = "flatten-weight";
 inline constexpr const char* kDistortionWeight = "distortion-weight";
 inline constexpr const char* kDistortionFrom = "distortion-from";

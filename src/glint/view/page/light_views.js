@@ -15,8 +15,8 @@ const normalize = (a) => {
   return [a[0] / n, a[1] / n, a[2] / n];
 };
 
-// What glint relight's light maps use by default (light/light_map.h, transmittance_shadow.h).
-export const kShadowMapParams = { resolution: 512, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
+// What glint relight's light maps use by default (light/shadow_map.h, transmittance_shadow.h).
+export const kShadowMapParams = { resolution: 384, pcf: 3, constantBias: 1, slopeBias: 2, normalOffset: 0.5,
                                   faceSwitch: 0.1 };
 export const kTransmittanceParams = { resolution: 256, pcf: 1, constantBias: 1, slopeBias: 2, normalOffset: 1.5,
                                       faceSwitch: 0, planes: 12 };
