@@ -22,6 +22,28 @@ Camera small_camera() {
   return c;
 }
 
+// Central differences of `loss(normal, depth)` against r's gradients: every
+// `normal_stride`-th normal component and every depth.
+template <class Loss>
+void expect_gradients_match_finite_differences(const NormalConsistency& r, const ImageF& normal, const ImageF& depth,
+                                               const Loss& loss, std::size_t normal_stride) {
+  const float h = 1e-3f;
+  for (std::size_t i = 0; i < normal.data.size(); i += normal_stride) {
+    ImageF a = normal, b = normal;
+    a.data[i] += h;
+    b.data[i] -= h;
+    double fd = (loss(a, depth) - loss(b, depth)) / (2 * h);
+    EXPECT_NEAR(r.d_normal.data[i], fd, 2e-3 * std::max(1.0, std::abs(fd))) << "normal " << i;
+  }
+  for (std::size_t i = 0; i < depth.data.size(); ++i) {
+    ImageF a = depth, b = depth;
+    a.data[i] += h;
+    b.data[i] -= h;
+    double fd = (loss(normal, a) - loss(normal, b)) / (2 * h);
+    EXPECT_NEAR(r.d_depth.data[i], fd, 3e-3 * std::max(1.0, std::abs(fd))) << "depth " << i;
+  }
+}
+
 }  // namespace
 
 TEST(GeometryLoss, NormalConsistencyGradientsMatchFiniteDifferences) {
@@ -36,21 +58,7 @@ TEST(GeometryLoss, NormalConsistencyGradientsMatchFiniteDifferences) {
   NormalConsistency r = normal_consistency(cam, normal, depth, alpha, 0.7f);
   ASSERT_GT(r.pixels, 10);
   auto loss = [&](const ImageF& n, const ImageF& d) { return normal_consistency(cam, n, d, alpha, 0.7f).loss; };
-  const float h = 1e-3f;
-  for (std::size_t i = 0; i < normal.data.size(); i += 5) {
-    ImageF a = normal, b = normal;
-    a.data[i] += h;
-    b.data[i] -= h;
-    double fd = (loss(a, depth) - loss(b, depth)) / (2 * h);
-    EXPECT_NEAR(r.d_normal.data[i], fd, 2e-3 * std::max(1.0, std::abs(fd))) << "normal " << i;
-  }
-  for (std::size_t i = 0; i < depth.data.size(); ++i) {
-    ImageF a = depth, b = depth;
-    a.data[i] += h;
-    b.data[i] -= h;
-    double fd = (loss(normal, a) - loss(normal, b)) / (2 * h);
-    EXPECT_NEAR(r.d_depth.data[i], fd, 3e-3 * std::max(1.0, std::abs(fd))) << "depth " << i;
-  }
+  expect_gradients_match_finite_differences(r, normal, depth, loss, 5);
 }
 
 TEST(GeometryLoss, PlaneSeenWithItsOwnNormalCostsNothing) {
@@ -141,21 +149,7 @@ TEST(GeometryLoss, NormalEdgeGradientsMatchFiniteDifferences) {
   const NormalConsistency r = normal_consistency(cam, normal, depth, alpha, 0.7f, 0.5f, eps);
   EXPECT_EQ(r.pixels, (cam.width - 2) * (cam.height - 2));  // the skipped still count
   auto loss = [&](const ImageF& n, const ImageF& d) { return normal_consistency(cam, n, d, alpha, 0.7f, 0.5f, eps).loss; };
-  const float h = 1e-3f;
-  for (std::size_t i = 0; i < normal.data.size(); i += 2) {
-    ImageF a = normal, b = normal;
-    a.data[i] += h;
-    b.data[i] -= h;
-    double fd = (loss(a, depth) - loss(b, depth)) / (2 * h);
-    EXPECT_NEAR(r.d_normal.data[i], fd, 2e-3 * std::max(1.0, std::abs(fd))) << "normal " << i;
-  }
-  for (std::size_t i = 0; i < depth.data.size(); ++i) {
-    ImageF a = depth, b = depth;
-    a.data[i] += h;
-    b.data[i] -= h;
-    double fd = (loss(normal, a) - loss(normal, b)) / (2 * h);
-    EXPECT_NEAR(r.d_depth.data[i], fd, 3e-3 * std::max(1.0, std::abs(fd))) << "depth " << i;
-  }
+  expect_gradients_match_finite_differences(r, normal, depth, loss, 2);
 }
 
 TEST(GeometryLoss, NormalEdgeSkipsADepthStepNotATiltedPlane) {
