@@ -205,7 +205,7 @@ TEST(RelightCli, NormalOptionsBelongToTheirMode) {
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
     EXPECT_FALSE(fs::exists(d.str("bad")));
   }
-  for (const char* ok : {"' --normal-fit-px 3", "' --normals splats --normal-smooth 3", "' --normals depth"}) {
+  for (const char* ok : {"' --normal-fit-px 3", "' --normals splats --normal-smooth 3", "' --normals depth --normal-smooth 1"}) {
     SCOPED_TRACE(ok);
     const std::string out = d.str("ok" + std::to_string(std::strlen(ok)));
     CommandResult r = run_glint(base + out + ok);

@@ -78,7 +78,7 @@ void add_relight(CLI::App& app) {
       ->transform(CLI::CheckedTransformer(depth_kinds, CLI::ignore_case));
   sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
   CLI::Option* smooth = sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
-                  "--normals splats: edge-aware smoothing of the blended normals, Gaussian sigma in pixels (0 = off)")
+                  "--normals splats or depth: edge-aware smoothing of the shading normals, Gaussian sigma in pixels (0 = off)")
       ->check(CLI::Range(0.0, 20.0));
   CLI::Option* fit_px = sub->add_option("--normal-fit-px", a->opt.plane_fit.sigma_spatial_px,
                   "--normals fit: Gaussian sigma in pixels of the window a plane is fitted over")
@@ -120,8 +120,8 @@ void add_relight(CLI::App& app) {
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
   sub->callback([a, smooth, fit_px] {
-    if (smooth->count() && a->opt.normals != NormalSource::kSplats)
-      throw Error("--normal-smooth smooths --normals splats; the default normals are fit (their window: --normal-fit-px)");
+    if (smooth->count() && a->opt.normals == NormalSource::kFit)
+      throw Error("--normal-smooth smooths --normals splats or depth; the default normals are fit (their window: --normal-fit-px)");
     if (fit_px->count() && a->opt.normals != NormalSource::kFit)
       throw Error("--normal-fit-px is the window of --normals fit");
     a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map

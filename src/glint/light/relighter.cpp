@@ -72,7 +72,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
   if (options_.normals == NormalSource::kFit)
     g.normal = fit_plane_normals(g.normal, g.depth, g.position, options_.plane_fit);
-  else if (options_.normals == NormalSource::kSplats && options_.normal_filter.sigma_spatial_px > 0)
+  else if (options_.normal_filter.sigma_spatial_px > 0)
     g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
   if (options_.delight && ao_maps_) {
     // The residuals' visibility is the AO maps' only when shadows are on (relight()).

@@ -22,8 +22,8 @@ namespace glint {
 
 enum class ShadowMode { kNone, kPcf, kTransmittance };
 // kFit: planes fitted to the view's positions, guided by the splat normals
-// (light/normal_plane_fit.h); kSplats: the blended splat normals, smoothed by normal_filter;
-// kDepth: normals of the filtered depth.
+// (light/normal_plane_fit.h); kSplats: the blended splat normals; kDepth: normals of the
+// filtered depth; both of the last smoothed by normal_filter.
 enum class NormalSource { kFit, kSplats, kDepth };
 
 struct RelightOptions {
@@ -32,7 +32,7 @@ struct RelightOptions {
   NormalSource normals = NormalSource::kFit;
   bool filter_depth = true;         // joint bilateral filter before normals from depth
   DepthFilterParams depth_filter;
-  NormalFilterParams normal_filter;  // kSplats: smoothing of the shading normals; sigma 0 = off
+  NormalFilterParams normal_filter;  // kSplats, kDepth: smoothing of the shading normals; sigma 0 = off
   PlaneFitParams plane_fit;          // kFit
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
