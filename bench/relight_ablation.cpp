@@ -62,7 +62,7 @@ Gt load_gt(const std::string& root, std::size_t i, const Camera& cam) {
 struct Variant {
   const char* name;
   bool normal, albedo, alpha, position;
-  float smooth_sigma = -1;  // >= 0: relight with this normal-filter sigma instead of the default
+  float smooth_sigma = -1;  // >= 0: relight with the smoothed splat normals (--normals splats), this sigma
   float gt_normal_beyond_deg = 0;  // > 0: GT normals only where Glint's are further off than this
   bool depth_normal = false;       // normals from gt/depth: perfect geometry, geometric normals
 };
@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
       {"gt albedo", false, true, false, false},     {"gt alpha", false, false, true, false},
       {"gt position", false, false, false, true},   {"gt normal+albedo", true, true, false, false},
       {"gt all but shadows", true, true, true, true},
-      {"no normal filter", false, false, false, false, 0.f},
-      {"normal filter 3 px", false, false, false, false, 3.f},
+      {"splats, no filter", false, false, false, false, 0.f},
+      {"splats, filter 2 px", false, false, false, false, 2.f},
       {"gt normal if > 20 deg", false, false, false, false, -1.f, 20.f},
       {"gt depth normals", false, false, false, false, -1.f, 0.f, true},
       {"gt all, depth normals", false, true, true, true, -1.f, 0.f, true},
@@ -138,7 +138,10 @@ int main(int argc, char** argv) {
     double nsum = 0;
     long npx = 0;
     RelightOptions vopt = opt;
-    if (var.smooth_sigma >= 0) vopt.normal_filter.sigma_spatial_px = var.smooth_sigma;
+    if (var.smooth_sigma >= 0) {
+      vopt.normals = NormalSource::kSplats;
+      vopt.normal_filter.sigma_spatial_px = var.smooth_sigma;
+    }
     // Only variants with other options need their own relighter (it renders the AO maps).
     std::optional<Relighter> own;
     if (var.smooth_sigma >= 0) own.emplace(model, *backend, vopt);
