@@ -155,6 +155,8 @@ int main(int argc, char** argv) {
       if (var.albedo) g.albedo = t.albedo;
       if (var.alpha) g.alpha = t.alpha;
       if (var.position) g.position = t.position;
+      // The replaced images' own silhouette pixels get the relighter's fill too.
+      if (vopt.fringe.radius_px > 0) fill_fringe_geometry(g.alpha, g.depth, g.position, g.normal, vopt.fringe);
       const NormalError ne = normal_angle_error(g.normal, t.normal, t.mask);
       nsum += ne.mean_deg * double(ne.pixels);
       npx += ne.pixels;

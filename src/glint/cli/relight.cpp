@@ -83,6 +83,10 @@ void add_relight(CLI::App& app) {
   CLI::Option* fit_px = sub->add_option("--normal-fit-px", a->opt.plane_fit.sigma_spatial_px,
                   "--normals fit: Gaussian sigma in pixels of the window a plane is fitted over")
       ->check(CLI::Range(0.5, 20.0));
+  sub->add_option("--fringe-px", a->opt.fringe.radius_px,
+                  "Silhouette pixels covered less than half take the geometry of the most covered surface pixel within "
+                  "this many pixels, so that they are lit like it (0: ambient light only)")
+      ->check(CLI::Range(0, 8));
   sub->add_option("--shadow-bias", a->opt.shadow_map.constant_bias,
                   "Constant depth bias of shadow-map lookups, in texels")->check(CLI::NonNegativeNumber);
   sub->add_option("--slope-bias", a->opt.shadow_map.slope_bias,

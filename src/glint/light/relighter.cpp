@@ -74,6 +74,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     g.normal = fit_plane_normals(g.normal, g.depth, g.position, options_.plane_fit);
   else if (options_.normal_filter.sigma_spatial_px > 0)
     g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
+  if (options_.fringe.radius_px > 0) fill_fringe_geometry(g.alpha, g.depth, g.position, g.normal, options_.fringe);
   if (options_.delight && ao_maps_) {
     // The residuals' visibility is the AO maps' only when shadows are on (relight()).
     std::vector<const EnvLighting*> env;

@@ -12,6 +12,7 @@
 #include "glint/light/ambient_occlusion.h"
 #include "glint/light/depth_filter.h"
 #include "glint/light/environment_light.h"
+#include "glint/light/fringe_fill.h"
 #include "glint/light/lights.h"
 #include "glint/light/normal_filter.h"
 #include "glint/light/normal_plane_fit.h"
@@ -42,6 +43,9 @@ struct RelightOptions {
   SurfaceInterpolation interpolation{true};
   EnvLightParams environment;       // how environment lights are split into suns + residual
   float alpha_threshold = 0.5f;     // pixels below carry no surface for geometry
+  // Silhouette pixels below alpha_threshold shaded with a neighbour's geometry
+  // (light/fringe_fill.h); radius 0: they get the ambient light only.
+  FringeFillParams fringe;
 };
 
 // What a camera view contributes, independent of the lights.
