@@ -3,14 +3,21 @@
 // relighter's model (light/relighter.cpp prepare() and relight(), light/shade.cpp):
 //   L = ambient * capture + sum_l albedo * colour_l * E_l * V_l / pi,  albedo = capture
 // (glint relight --no-delight), capture = sRGB-decoded straight colour. Only pixels of
-// coverage >= 0.5 carry a surface (relighter's alpha threshold) and receive lamp light.
+// coverage >= 0.5 carry a surface (relighter's alpha threshold), and silhouette pixels
+// take one beside them (kFringeFill); both receive lamp light.
+
+// How far a silhouette pixel looks for its surface (light/fringe_fill.h, glint relight
+// --fringe-px), and the least coverage it needs.
+export const kFringeFill = { radiusPx: 1, minAlpha: 1 / 255 };
 
 // The G-buffer's surface at pixel p, as the relighter reads a view (coverage >= 0.5, a
 // positive depth and a normal): its world position and unit normal, turned to the eye
-// unless smoothing turned it already. Needs u_depth, u_normal, u_size, u_intr, u_R0..2,
-// u_t, u_eye and u_smoothed declared before it.
+// unless smoothing turned it already. A pixel covered less (but at least minAlpha) takes
+// the surface of the most covered surface pixel within radiusPx (ties: the nearest, then
+// the first in image row order), as glint relight fills its silhouette pixels. Needs
+// u_depth, u_normal, u_size, u_intr, u_R0..2, u_t, u_eye and u_smoothed declared before it.
 const gbufferSurfaceGlsl = `
-bool gbufferSurface(ivec2 p, out vec3 x, out vec3 n) {
+bool ownSurface(ivec2 p, out vec3 x, out vec3 n) {
   vec4 dz = texelFetch(u_depth, p, 0);
   if (!(dz.a >= 0.5)) return false;
   float z = dz.r / dz.a;
@@ -23,6 +30,31 @@ bool gbufferSurface(ivec2 p, out vec3 x, out vec3 n) {
   n = ns / len;
   if (u_smoothed == 0 && dot(n, u_eye - x) < 0.0) n = -n;
   return true;
+}
+bool gbufferSurface(ivec2 p, out vec3 x, out vec3 n) {
+  if (ownSurface(p, x, n)) return true;
+  if (!(texelFetch(u_depth, p, 0).a >= ${kFringeFill.minAlpha})) return false;
+  const int r = ${kFringeFill.radiusPx};
+  ivec2 size = ivec2(u_size);
+  bool found = false;
+  float bestA = 0.0;
+  int bestD = 0;
+  for (int j = -r; j <= r; ++j)  // image rows top down are GL rows bottom up
+    for (int i = -r; i <= r; ++i) {
+      ivec2 q = p + ivec2(i, -j);
+      vec3 qx, qn;
+      if (q.x < 0 || q.y < 0 || q.x >= size.x || q.y >= size.y || !ownSurface(q, qx, qn)) continue;
+      float qa = texelFetch(u_depth, q, 0).a;
+      int d = i * i + j * j;
+      if (!found || qa > bestA || (qa == bestA && d < bestD)) {
+        found = true;
+        bestA = qa;
+        bestD = d;
+        x = qx;
+        n = qn;
+      }
+    }
+  return found;
 }
 `;
 
@@ -280,10 +312,26 @@ ${srgbGlsl}
 ${delightGlsl}
 uniform sampler2D u_depth;
 out vec4 o_color;
+// A surface pixel, or a silhouette pixel that takes one (gbufferSurface) and is de-lit
+// with it.
+bool lit(ivec2 p, float a) {
+  if (a >= 0.5) return true;
+  if (!(a >= ${kFringeFill.minAlpha})) return false;
+  const int r = ${kFringeFill.radiusPx};
+  ivec2 size = textureSize(u_depth, 0);
+  for (int j = -r; j <= r; ++j)
+    for (int i = -r; i <= r; ++i) {
+      ivec2 q = p + ivec2(i, j);
+      if (q.x < 0 || q.y < 0 || q.x >= size.x || q.y >= size.y) continue;
+      vec4 dz = texelFetch(u_depth, q, 0);
+      if (dz.a >= 0.5 && dz.r > 0.0) return true;
+    }
+  return false;
+}
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
   vec4 c = texelFetch(u_color, p, 0);
-  o_color = vec4(c.a >= 0.5 ? albedoAt(p) : capture(c), c.a);
+  o_color = vec4(lit(p, c.a) ? albedoAt(p) : capture(c), c.a);
 }
 `;
 
