@@ -100,9 +100,14 @@ double depth_pcf(const ImageF& d, double u, double v, double z, int k) {
   const int W = d.width, H = d.height;
   int lit = 0;
   if (cx - r >= 0 && cy - r >= 0 && cx + r < W && cy + r < H) {
+    // Both tests evaluated and or-ed rather than short-circuited: whether a texel is empty
+    // changes from tap to tap at silhouettes, a branch the CPU mispredicts.
     for (int yy = cy - r; yy <= cy + r; ++yy) {
       const float* row = px + static_cast<std::size_t>(yy) * W;
-      for (int xx = cx - r; xx <= cx + r; ++xx) lit += (!(row[xx] > 0) || z <= row[xx]) ? 1 : 0;
+      for (int xx = cx - r; xx <= cx + r; ++xx) {
+        const float t = row[xx];
+        lit += static_cast<int>(!(t > 0)) | static_cast<int>(z <= t);
+      }
     }
   } else {
     for (int dy = -r; dy <= r; ++dy)
