@@ -135,29 +135,99 @@ ImageF fit_plane_normals_reference(const ImageF& normal, const ImageF& depth, co
   return out;
 }
 
-// The same sums for eight neighbouring pixels of a row at once, one per lane, each lane
-// taking its window's samples in the same order with the same operations as the scalar
-// loop above, so the results are the same bits. The images go to planes with empty
-// columns around them: a window reaching past the left or right edge, or a lane past the
-// row's end, then reads pixels without a surface, whose weight is zero; adding a zero
-// product leaves a sum exactly as it was. Pixels without a surface hold zero normals and
-// positions there, so their (masked) products are zeros too, never NaNs.
-ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF& position, const PlaneFitParams& p) {
+namespace {
+
+// The lane loop's inputs: padded planes (see fit_plane_normals) and the window's offsets.
+struct LaneInputs {
+  const float* z;
+  const float* n[3];
+  const float* p[3];
+  std::size_t pitch;  // floats per plane row
+  int pad;            // empty columns left of the image
+  int width, height;
+  const int* dx;
+  const int* dy;
+  const float* spatial;
+  int taps;
+  float inv_d, inv_a, planarity;
+};
+
+// GCC's eight-float vectors on the x86-64 baseline are two SSE halves with poor code for
+// the selects and conversions; an AVX2 copy is chosen at run time where the CPU has it.
+// The file builds without contraction, so both copies compute the same bits.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GLINT_PLANE_FIT_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GLINT_PLANE_FIT_CLONES
+#endif
+
+// Row y of the fit, eight neighbouring pixels at once, one per lane: each lane takes its
+// window's samples in the same order with the same operations as the scalar loop above,
+// so the results are the same bits.
+GLINT_PLANE_FIT_CLONES void fit_row_lanes(const LaneInputs& in, int y, float* out) {
   using cpu::F8;
   using cpu::M8;
+  constexpr int L = 8;
+  const F8 zero(0.f), one(1.f), cut(20.f), vinv_d(in.inv_d), vinv_a(in.inv_a);
+  for (int x0 = 0; x0 < in.width; x0 += L) {
+    const std::size_t q = static_cast<std::size_t>(y) * in.pitch + static_cast<std::size_t>(in.pad + x0);
+    const F8 zi(cpu::load_f8(in.z + q));
+    const F8 ni[3] = {F8(cpu::load_f8(in.n[0] + q)), F8(cpu::load_f8(in.n[1] + q)), F8(cpu::load_f8(in.n[2] + q))};
+    const M8 active = (zi > zero) & !((ni[0] == zero) & (ni[1] == zero) & (ni[2] == zero));
+    if (cpu::lane_bits(active) == 0) continue;
+    const F8 inv_z = one / cpu::lane_select(active, zi, one);
+    const F8 pi[3] = {F8(cpu::load_f8(in.p[0] + q)), F8(cpu::load_f8(in.p[1] + q)), F8(cpu::load_f8(in.p[2] + q))};
+    F8 sw = zero, m[3] = {zero, zero, zero}, c[6] = {zero, zero, zero, zero, zero, zero}, sn[3] = {zero, zero, zero};
+    for (int t = 0; t < in.taps; ++t) {
+      const int yy = y + in.dy[t];
+      if (yy < 0 || yy >= in.height) continue;
+      const std::size_t j = static_cast<std::size_t>(yy) * in.pitch + static_cast<std::size_t>(in.pad + x0 + in.dx[t]);
+      const F8 zj(cpu::load_f8(in.z + j));
+      const F8 nj[3] = {F8(cpu::load_f8(in.n[0] + j)), F8(cpu::load_f8(in.n[1] + j)), F8(cpu::load_f8(in.n[2] + j))};
+      const F8 cosine = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2];
+      const F8 d[3] = {(F8(cpu::load_f8(in.p[0] + j)) - pi[0]) * inv_z, (F8(cpu::load_f8(in.p[1] + j)) - pi[1]) * inv_z,
+                       (F8(cpu::load_f8(in.p[2] + j)) - pi[2]) * inv_z};
+      const F8 off_plane = ni[0] * d[0] + ni[1] * d[1] + ni[2] * d[2];
+      const F8 power = off_plane * off_plane * vinv_d + (one - cosine) * vinv_a;
+      const M8 ok = (zj > zero) & !(cosine <= zero) & !(power > cut);
+      const F8 w = cpu::lane_select(ok, F8(in.spatial[t]) * cpu::lane_exp(-power), zero);
+      sw += w;
+      for (int k = 0; k < 3; ++k) {
+        m[k] += w * d[k];
+        sn[k] += w * nj[k];
+      }
+      c[0] += w * d[0] * d[0];
+      c[1] += w * d[0] * d[1];
+      c[2] += w * d[0] * d[2];
+      c[3] += w * d[1] * d[1];
+      c[4] += w * d[1] * d[2];
+      c[5] += w * d[2] * d[2];
+    }
+    for (int l = 0; l < L; ++l) {
+      if (!cpu::lane_on(active, l)) continue;
+      const float ml[3] = {m[0][l], m[1][l], m[2][l]}, snl[3] = {sn[0][l], sn[1][l], sn[2][l]};
+      const float cl[6] = {c[0][l], c[1][l], c[2][l], c[3][l], c[4][l], c[5][l]};
+      fit_from_sums(sw[l], ml, cl, snl, in.planarity, out + 3 * static_cast<std::size_t>(x0 + l));
+    }
+  }
+}
+
+}  // namespace
+
+// The lane loop reads the images from planes with empty columns around them: a window
+// reaching past the left or right edge, or a lane past the row's end, then reads pixels
+// without a surface, whose weight is zero; adding a zero product leaves a sum exactly as
+// it was. Pixels without a surface hold zero normals and positions there, so their
+// (masked) products are zeros too, never NaNs.
+ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF& position, const PlaneFitParams& p) {
   constexpr int L = 8;
   check_inputs(normal, depth, position, p);
   const int W = normal.width, H = normal.height;
   const GaussianWindow window = plane_fit_window(p);
-  const float inv_d = 1.f / (2.f * p.sigma_plane_rel * p.sigma_plane_rel);
-  const float inv_a = inv_angle_gaussian(p.sigma_angle_deg);
   const int R = window.radius();
   const std::size_t pitch = static_cast<std::size_t>(W) + 2 * static_cast<std::size_t>(R) + L;
   const std::size_t plane = pitch * static_cast<std::size_t>(H);
   std::vector<float> planes(7 * plane, 0.f);  // depth, normal x y z, position x y z
-  const float* pz = planes.data();
-  const float* pn[3] = {pz + plane, pz + 2 * plane, pz + 3 * plane};
-  const float* pp[3] = {pz + 4 * plane, pz + 5 * plane, pz + 6 * plane};
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) {
@@ -170,51 +240,31 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
         planes[(4 + k) * plane + q] = position.data[3 * i + k];
       }
     }
-  const F8 zero(0.f), one(1.f), cut(20.f), vinv_d(inv_d), vinv_a(inv_a);
+  std::vector<int> dx, dy;
+  std::vector<float> spatial;
+  window.visit_offsets([&](int ox, int oy, float w) {
+    dx.push_back(ox);
+    dy.push_back(oy);
+    spatial.push_back(w);
+  });
+  const float* z = planes.data();
+  const LaneInputs in{z,
+                      {z + plane, z + 2 * plane, z + 3 * plane},
+                      {z + 4 * plane, z + 5 * plane, z + 6 * plane},
+                      pitch,
+                      R,
+                      W,
+                      H,
+                      dx.data(),
+                      dy.data(),
+                      spatial.data(),
+                      static_cast<int>(spatial.size()),
+                      1.f / (2.f * p.sigma_plane_rel * p.sigma_plane_rel),
+                      inv_angle_gaussian(p.sigma_angle_deg),
+                      p.planarity};
   ImageF out(W, H, 3);
 #pragma omp parallel for schedule(dynamic, 4)
-  for (int y = 0; y < H; ++y)
-    for (int x0 = 0; x0 < W; x0 += L) {
-      const std::size_t q = static_cast<std::size_t>(y) * pitch + R + x0;
-      const F8 zi(cpu::load_f8(pz + q));
-      const F8 ni[3] = {F8(cpu::load_f8(pn[0] + q)), F8(cpu::load_f8(pn[1] + q)), F8(cpu::load_f8(pn[2] + q))};
-      const M8 active = (zi > zero) & !((ni[0] == zero) & (ni[1] == zero) & (ni[2] == zero));
-      if (cpu::lane_bits(active) == 0) continue;
-      const F8 inv_z = one / cpu::lane_select(active, zi, one);
-      const F8 pi[3] = {F8(cpu::load_f8(pp[0] + q)), F8(cpu::load_f8(pp[1] + q)), F8(cpu::load_f8(pp[2] + q))};
-      F8 sw = zero, m[3] = {zero, zero, zero}, c[6] = {zero, zero, zero, zero, zero, zero}, sn[3] = {zero, zero, zero};
-      window.visit_offsets([&](int dx, int dy, float spatial) {
-        const int yy = y + dy;
-        if (yy < 0 || yy >= H) return;
-        const std::size_t j = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(q) + static_cast<std::ptrdiff_t>(dy) * static_cast<std::ptrdiff_t>(pitch) + dx);
-        const F8 zj(cpu::load_f8(pz + j));
-        const F8 nj[3] = {F8(cpu::load_f8(pn[0] + j)), F8(cpu::load_f8(pn[1] + j)), F8(cpu::load_f8(pn[2] + j))};
-        const F8 cosine = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2];
-        const F8 d[3] = {(F8(cpu::load_f8(pp[0] + j)) - pi[0]) * inv_z, (F8(cpu::load_f8(pp[1] + j)) - pi[1]) * inv_z,
-                         (F8(cpu::load_f8(pp[2] + j)) - pi[2]) * inv_z};
-        const F8 off_plane = ni[0] * d[0] + ni[1] * d[1] + ni[2] * d[2];
-        const F8 power = off_plane * off_plane * vinv_d + (one - cosine) * vinv_a;
-        const M8 ok = (zj > zero) & !(cosine <= zero) & !(power > cut);
-        const F8 w = cpu::lane_select(ok, F8(spatial) * cpu::lane_exp(-power), zero);
-        sw += w;
-        for (int k = 0; k < 3; ++k) {
-          m[k] += w * d[k];
-          sn[k] += w * nj[k];
-        }
-        c[0] += w * d[0] * d[0];
-        c[1] += w * d[0] * d[1];
-        c[2] += w * d[0] * d[2];
-        c[3] += w * d[1] * d[1];
-        c[4] += w * d[1] * d[2];
-        c[5] += w * d[2] * d[2];
-      });
-      for (int l = 0; l < L; ++l) {
-        if (!cpu::lane_on(active, l)) continue;
-        const float ml[3] = {m[0][l], m[1][l], m[2][l]}, snl[3] = {sn[0][l], sn[1][l], sn[2][l]};
-        const float cl[6] = {c[0][l], c[1][l], c[2][l], c[3][l], c[4][l], c[5][l]};
-        fit_from_sums(sw[l], ml, cl, snl, p.planarity, out.data.data() + 3 * (static_cast<std::size_t>(y) * W + x0 + l));
-      }
-    }
+  for (int y = 0; y < H; ++y) fit_row_lanes(in, y, out.data.data() + 3 * static_cast<std::size_t>(y) * W);
   return out;
 }
 
