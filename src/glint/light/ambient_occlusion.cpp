@@ -136,6 +136,7 @@ ImageF delight(const ImageF& cap, const ImageF& ao, float min_ao) {
   ImageF out = cap;
   const int cc = colour_channels(cap.channels);
   const long n = static_cast<long>(cap.width) * cap.height;
+#pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) {
     const float a = std::max(ao.data[i], min_ao);
     for (int c = 0; c < cc; ++c)

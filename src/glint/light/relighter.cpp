@@ -41,6 +41,9 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   ViewGeometry g;
   g.alpha = out.alpha;
   g.capture_linear = ImageF(w, h, 3);
+  // Per-pixel loops over the whole view (a power function per channel here) run on every
+  // thread: the rest of the view's work does, and a serial loop leaves the others waiting.
+#pragma omp parallel for schedule(static)
   for (std::size_t p = 0; p < np; ++p) {
     float a = out.alpha.data[p];
     for (int c = 0; c < 3; ++c) {
@@ -59,6 +62,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     g.normal = ImageF(w, h, 3);
     const Vec3d eye = camera.center();
     g.position = world_positions_from_depth(camera, g.depth);
+#pragma omp parallel for schedule(static)
     for (std::size_t p = 0; p < np; ++p) {
       Vec3d n{out.normal.data[p * 3], out.normal.data[p * 3 + 1], out.normal.data[p * 3 + 2]};
       double len = norm(n);
@@ -202,6 +206,7 @@ Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {
   // Linear RGB + coverage as one RGBA image; the sRGB curve leaves the alpha channel alone.
   ImageF rgba(linear.width, linear.height, 4);
   const std::size_t np = static_cast<std::size_t>(linear.width) * linear.height;
+#pragma omp parallel for schedule(static)
   for (std::size_t p = 0; p < np; ++p) {
     for (int c = 0; c < 3; ++c) rgba.data[p * 4 + c] = linear.data[p * 3 + c];
     rgba.data[p * 4 + 3] = alpha.data[p];
