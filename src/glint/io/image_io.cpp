@@ -3,6 +3,7 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "glint/core/error.h"
@@ -47,11 +48,12 @@ Image8 read_image(const std::string& path) {
   return img;
 }
 
-std::string encode_png(const Image8& image) {
+std::string encode_png(const Image8& image, int effort) {
   // stb tries all five row filters and keeps the smallest row; Paeth alone gives files
   // within a few per mille of that on rendered images and skips four trial encodings a row.
   static const bool paeth = (stbi_write_force_png_filter = 4, true);
   (void)paeth;
+  stbi_write_png_compression_level = std::clamp(effort, kPngFastEffort, kPngDefaultEffort);
   std::string out;
   auto sink = [](void* ctx, void* data, int size) {
     static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
