@@ -94,24 +94,38 @@ AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vecto
   auto evaluate = [&](const Point* pts, int count) {
     std::vector<double> sv(static_cast<std::size_t>(count)), sw(static_cast<std::size_t>(count));
     std::vector<ResidualSums> sums(static_cast<std::size_t>(count) * kMaxResiduals);
+    std::vector<int> which(static_cast<std::size_t>(count));
+    std::vector<double> ws(static_cast<std::size_t>(count)), vis(static_cast<std::size_t>(count));
+    std::vector<Vec3d> xs(static_cast<std::size_t>(count)), ns(static_cast<std::size_t>(count));
     std::size_t e0 = 0;
     do {  // once without residuals; with many, a pass per kMaxResiduals of them
       const std::size_t ne = std::min(kMaxResiduals, env.size() - e0);
       std::fill(sv.begin(), sv.end(), 0.0);
       std::fill(sw.begin(), sw.end(), 0.0);
       std::fill(sums.begin(), sums.end(), ResidualSums{});
-      for (std::size_t k = 0; k < m.maps.size(); ++k)
+      for (std::size_t k = 0; k < m.maps.size(); ++k) {
+        // The batch's pixels facing direction k, looked up together.
+        int facing = 0;
         for (int p = 0; p < count; ++p) {
-          const Vec3d x = pts[p].x, n = pts[p].n;
-          const double w = dot(n, m.directions[k].direction);
+          const double w = dot(pts[p].n, m.directions[k].direction);
           if (w <= 0) continue;
+          which[facing] = p;
+          ws[facing] = w;
+          xs[facing] = pts[p].x;
+          ns[facing] = pts[p].n;
+          ++facing;
+        }
+        shadow_visibility_batch(m.maps[k], m.directions[k], xs.data(), ns.data(), facing, vis.data());
+        for (int f = 0; f < facing; ++f) {
+          const int p = which[f];
+          const double w = ws[f], v = vis[f];
           sw[p] += w;
-          const double v = shadow_visibility(m.maps[k], m.directions[k], x, n);
           sv[p] += w * v;
           ResidualSums* s = sums.data() + static_cast<std::size_t>(p) * kMaxResiduals;
           for (std::size_t e = 0; e < ne; ++e)
             if (const Vec3d we = ResidualSums::weight(*env[e0 + e], k, w); !ResidualSums::is_zero(we)) s[e].add(we, v);
         }
+      }
       for (int p = 0; p < count; ++p) {
         const long i = pts[p].i;
         out.ao.data[static_cast<std::size_t>(i)] = static_cast<float>(sw[p] > 0 ? sv[p] / sw[p] : 1.0);
