@@ -92,33 +92,48 @@ inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, con
   if (depth.channels != 1 || depth.width != W || depth.height != H)
     throw Error(std::string(what) + ": depth must be [H,W,1] of the positions' size");
   const double cos_max = std::cos(p.max_normal_deg * std::numbers::pi / 180);
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x) {
-      const long i = static_cast<long>(y) * W + x;
-      if (!is_surface(i)) continue;
-      const bool ox = x % 2 != 0, oy = y % 2 != 0;
-      if (!ox && !oy) {
-        evaluated_.push_back(i);
-        continue;
-      }
-      Candidate c{i, 0, {0, 0, 0, 0}};
-      bool ok = true;
-      for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
-        for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2) {
-          if (x + dx >= W || y + dy >= H) ok = false;
-          else c.nb[c.count++] = static_cast<long>(y + dy) * W + (x + dx);
+  // Bands of rows on all threads, joined in order: the same lists as one pass down the rows.
+  const int bands = std::min(H, 64);
+  std::vector<std::vector<long>> band_evaluated(static_cast<std::size_t>(std::max(bands, 0)));
+  std::vector<std::vector<Candidate>> band_candidates(band_evaluated.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int b = 0; b < bands; ++b) {
+    const int y0 = static_cast<int>(static_cast<long>(H) * b / bands);
+    const int y1 = static_cast<int>(static_cast<long>(H) * (b + 1) / bands);
+    std::vector<long>& ev = band_evaluated[static_cast<std::size_t>(b)];
+    std::vector<Candidate>& ca = band_candidates[static_cast<std::size_t>(b)];
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0; x < W; ++x) {
+        const long i = static_cast<long>(y) * W + x;
+        if (!is_surface(i)) continue;
+        const bool ox = x % 2 != 0, oy = y % 2 != 0;
+        if (!ox && !oy) {
+          ev.push_back(i);
+          continue;
         }
-      const Vec3d ni = at(nrm, i);
-      const double zi = depth.data[static_cast<std::size_t>(i)];
-      for (int k = 0; ok && k < c.count; ++k) {
-        const Vec3d nj = at(nrm, c.nb[k]);
-        const double lj = norm(nj);
-        ok = lj > 0 && dot(ni, nj) >= cos_max * norm(ni) * lj &&
-             std::abs(depth.data[static_cast<std::size_t>(c.nb[k])] - zi) <= p.max_depth_rel * zi;
+        Candidate c{i, 0, {0, 0, 0, 0}};
+        bool ok = true;
+        for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
+          for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2) {
+            if (x + dx >= W || y + dy >= H) ok = false;
+            else c.nb[c.count++] = static_cast<long>(y + dy) * W + (x + dx);
+          }
+        const Vec3d ni = at(nrm, i);
+        const double zi = depth.data[static_cast<std::size_t>(i)];
+        for (int k = 0; ok && k < c.count; ++k) {
+          const Vec3d nj = at(nrm, c.nb[k]);
+          const double lj = norm(nj);
+          ok = lj > 0 && dot(ni, nj) >= cos_max * norm(ni) * lj &&
+               std::abs(depth.data[static_cast<std::size_t>(c.nb[k])] - zi) <= p.max_depth_rel * zi;
+        }
+        if (!ok) c.count = 0;  // evaluated after the even pixels, like a candidate that fails
+        ca.push_back(c);
       }
-      if (!ok) c.count = 0;  // evaluated after the even pixels, like a candidate that fails
-      candidates_.push_back(c);
-    }
+  }
+  for (std::size_t b = 0; b < band_evaluated.size(); ++b) {
+    evaluated_.insert(evaluated_.end(), band_evaluated[b].begin(), band_evaluated[b].end());
+    candidates_.insert(candidates_.end(), band_candidates[b].begin(), band_candidates[b].end());
+  }
 }
 
 inline bool SurfaceInterpolationPlan::agree(const Candidate& c, const std::vector<InterpolatedOutput>& outputs) const {
