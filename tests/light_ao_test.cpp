@@ -106,3 +106,49 @@ TEST(LightAo, DelightDividesByClampedAo) {
   EXPECT_FLOAT_EQ(alb.at(1, 0, 3), 0.4f);  // alpha untouched
   EXPECT_THROW(delight(cap, ImageF(3, 1, 1)), Error);
 }
+
+// The AO image is gathered a map at a time over batches of pixels: the same values as the
+// one-pixel estimate, with every pixel evaluated and with the interpolation plan.
+TEST(LightAo, BatchedImageEqualsThePerPixelEstimate) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  AoParams p;
+  p.directions = 16;
+  p.resolution = 64;
+  const AoMaps maps = render_ao_maps(*backend, m, bounds_of_points(m.means), p);
+  const int W = 61, H = 43;
+  ImageF pos(W, H, 3), nrm(W, H, 3), depth(W, H, 1);
+  std::mt19937 rng(7);
+  std::normal_distribution<double> N(0, 0.15);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      if ((x * 5 + y * 11) % 37 == 0) continue;  // no surface
+      const bool wall = x > 40;
+      const Vec3d g = wall ? Vec3d{kBoxHalf, -0.4 + 0.02 * y, 0.05 + 0.02 * (x - 40)} : Vec3d{-1 + 0.04 * x, -1 + 0.04 * y, 0};
+      const Vec3d n = normalize((wall ? Vec3d{1, 0, 0} : Vec3d{0, 0, 1}) + Vec3d{N(rng), N(rng), N(rng)});
+      const std::size_t i = static_cast<std::size_t>(y) * W + x;
+      for (int c = 0; c < 3; ++c) {
+        pos.data[3 * i + c] = static_cast<float>((&g.x)[c]);
+        nrm.data[3 * i + c] = static_cast<float>((&n.x)[c]);
+      }
+      depth.data[i] = static_cast<float>(3 + 0.001 * x);
+    }
+  for (bool interpolate : {false, true}) {
+    SurfaceInterpolation si;
+    si.enabled = interpolate;
+    si.max_normal_deg = 30;
+    const SurfaceInterpolationPlan plan(pos, nrm, depth, si, "AO test");
+    ImageF per_pixel(W, H, 1, 1.f);
+    plan.run({{&per_pixel, false}}, [&](long i, Vec3d x, Vec3d n) {
+      per_pixel.data[static_cast<std::size_t>(i)] = static_cast<float>(ambient_occlusion(maps, x, n));
+    });
+    const ImageF batched = ambient_occlusion_and_residuals(maps, {}, plan, W, H).ao;
+    long differ = 0, occluded = 0;
+    for (std::size_t i = 0; i < per_pixel.data.size(); ++i) {
+      differ += batched.data[i] != per_pixel.data[i];
+      occluded += per_pixel.data[i] < 0.99f;
+    }
+    EXPECT_EQ(differ, 0) << "interpolation " << interpolate;
+    EXPECT_GT(occluded, 100) << "the box occludes part of the view";
+  }
+}

@@ -190,3 +190,41 @@ TEST(LightNormalPlaneFit, RejectsMismatchedImagesAndBadParameters) {
   bad.sigma_plane_rel = -1;
   EXPECT_THROW(fit_plane_normals(v.normal, v.depth, v.position, bad), Error);
 }
+
+// The lane loop against the one-pixel reference: the same bits everywhere, also at the
+// image's edges, in rows whose width is no multiple of the lanes, next to holes and
+// occlusion edges, with the default window and a dense one.
+TEST(LightNormalPlaneFit, LanesGiveTheReferenceBits) {
+  const Vec3d centre{0.1, -0.05, 3};
+  const Hit scene = [&](Vec3d r, double& z, Vec3d& n) {
+    const double A = dot(r, r), B = -2 * dot(r, centre), C = dot(centre, centre) - 0.25;
+    const double disc = B * B - 4 * A * C;
+    if (disc >= 0) {  // a sphere in front of a tilted plane
+      z = (-B - std::sqrt(disc)) / (2 * A);
+      n = normalize(z * r - centre);
+      return true;
+    }
+    return plane({0.3, -0.2, -1}, -4)(r, z, n);
+  };
+  View v = make_view(101, 37, scene, 0.1, 0.08, 0.002, 6);
+  for (int y = 0; y < 37; ++y)  // holes: no surface in a few blocks and single pixels
+    for (int x = 0; x < 101; ++x)
+      if ((x > 40 && x < 47 && y > 10 && y < 20) || (x * 7 + y * 3) % 29 == 0) {
+        v.depth.at(x, y, 0) = 0;
+        for (int c = 0; c < 3; ++c) v.normal.at(x, y, c) = v.position.at(x, y, c) = 0;
+      }
+  for (int stride : {0, 1}) {
+    PlaneFitParams p;
+    p.stride_px = stride;
+    const ImageF lanes = fit_plane_normals(v.normal, v.depth, v.position, p);
+    const ImageF ref = fit_plane_normals_reference(v.normal, v.depth, v.position, p);
+    ASSERT_EQ(lanes.data.size(), ref.data.size());
+    long differ = 0, surface = 0;
+    for (std::size_t i = 0; i < ref.data.size(); ++i) {
+      differ += lanes.data[i] != ref.data[i];
+      surface += ref.data[i] != 0;
+    }
+    EXPECT_EQ(differ, 0) << "stride " << stride;
+    EXPECT_GT(surface, 3 * 101 * 37 / 2) << "most pixels are fitted";
+  }
+}

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
+#include <vector>
 
 #include "glint/backend/backend.h"
 #include "glint/light/shadow_map.h"
@@ -92,4 +94,41 @@ TEST(LightShadow, PointLightShadowIsSeamlessAcrossCubeFaces) {
     for (double x : {0.38, 0.39, 0.40, 0.41, 0.42}) EXPECT_EQ(shadow_visibility(map, pt, {x, y, 0}, {0, 0, 1}), 0.0) << x << "," << y;
   // And lit across the seam outside the shadow.
   for (double x : {0.38, 0.40, 0.42}) EXPECT_EQ(shadow_visibility(map, pt, {x, 0.8, 0}, {0, 0, 1}), 1.0) << x;
+}
+
+// The batched lookups (a sun's four at a time on lanes; a point light's one by one) give
+// shadow_visibility's values: lit, shadowed and partly lit points, points outside the
+// sun's face, zero normals, normals facing away, batches of every length up to a group.
+TEST(LightShadow, BatchedLookupsEqualOnePointLookups) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const SceneBounds bounds = bounds_of_points(m.means);
+  const Light sun = Light::sun(normalize(Vec3d{0.4, -0.3, 1}), 1.0);
+  const Light pt = Light::point({0.3, 0.2, 1.6}, 10.0);
+  ShadowMapParams p;
+  p.resolution = 96;
+  std::vector<Vec3d> xs, ns;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> U(-1.6, 1.6), S(-0.6, 0.4);  // S: around the box's shadow
+  std::normal_distribution<double> N(0, 1);
+  for (int i = 0; i < 403; ++i) {
+    if (i % 3 == 1) xs.push_back({S(rng), S(rng), 0.0});
+    else xs.push_back({U(rng), U(rng), i % 3 == 0 ? kBoxHi : 0.5 * (U(rng) + 1.6)});
+    const Vec3d r{N(rng), N(rng), N(rng)};
+    ns.push_back(i % 17 == 0 ? Vec3d{0, 0, 0} : (i % 5 == 0 ? normalize(r) : normalize(Vec3d{0, 0, 1} + 0.3 * r)));
+  }
+  for (const Light& light : {sun, pt}) {
+    const ShadowMap map = render_shadow_map(*backend, m, light, bounds, p);
+    long shadowed = 0;
+    for (int count : {403, 1, 2, 3, 4, 5}) {
+      std::vector<double> got(static_cast<std::size_t>(count));
+      shadow_visibility_batch(map, light, xs.data(), ns.data(), count, got.data());
+      for (int i = 0; i < count; ++i) {
+        const double want = shadow_visibility(map, light, xs[i], ns[i]);
+        EXPECT_EQ(got[i], want) << light_type_name(light.type) << " point " << i << " of " << count;
+        shadowed += want < 1;
+      }
+    }
+    EXPECT_GT(shadowed, 20) << light_type_name(light.type);
+  }
 }

@@ -3,7 +3,12 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "glint/core/error.h"
 
@@ -59,6 +64,60 @@ std::string encode_png(const Image8& image) {
   if (!stbi_write_png_to_func(sink, &out, image.width, image.height, image.channels, image.data.data(),
                               image.width * image.channels))
     throw Error("PNG encoder failed");
+  return out;
+}
+
+namespace {
+
+void put_u32(std::string& out, std::uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xff));
+}
+
+void put_chunk(std::string& out, const char type[4], const unsigned char* data, std::size_t size) {
+  put_u32(out, static_cast<std::uint32_t>(size));
+  const std::size_t start = out.size();
+  out.append(type, 4);
+  out.append(reinterpret_cast<const char*>(data), size);
+  const uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(out.data() + start), static_cast<uInt>(size + 4));
+  put_u32(out, static_cast<std::uint32_t>(crc));
+}
+
+}  // namespace
+
+std::string encode_png_fast(const Image8& image) {
+  static const unsigned char kColourType[5] = {0, 0, 4, 2, 6};  // by channel count
+  const int w = image.width, h = image.height, c = image.channels;
+  if (w <= 0 || h <= 0 || c < 1 || c > 4 || image.data.size() != static_cast<std::size_t>(w) * h * c)
+    throw Error("PNG encoder: an image of 1-4 channels and matching size expected");
+  // Paeth filter (PNG type 4); the row above the first is zeros, as the format defines.
+  const std::size_t stride = static_cast<std::size_t>(w) * c;
+  std::vector<unsigned char> filtered(static_cast<std::size_t>(h) * (stride + 1));
+  for (int y = 0; y < h; ++y) {
+    const unsigned char* row = image.data.data() + static_cast<std::size_t>(y) * stride;
+    const unsigned char* up = y > 0 ? row - stride : nullptr;
+    unsigned char* o = filtered.data() + static_cast<std::size_t>(y) * (stride + 1);
+    o[0] = 4;
+    for (std::size_t i = 0; i < stride; ++i) {
+      const int a = i >= static_cast<std::size_t>(c) ? row[i - c] : 0, b = up ? up[i] : 0,
+                d = (up && i >= static_cast<std::size_t>(c)) ? up[i - c] : 0;
+      const int p = a + b - d, pa = std::abs(p - a), pb = std::abs(p - b), pd = std::abs(p - d);
+      const int pred = pa <= pb && pa <= pd ? a : (pb <= pd ? b : d);
+      o[1 + i] = static_cast<unsigned char>(row[i] - pred);
+    }
+  }
+  uLongf zsize = compressBound(static_cast<uLong>(filtered.size()));
+  std::vector<unsigned char> z(zsize);
+  if (compress2(z.data(), &zsize, filtered.data(), static_cast<uLong>(filtered.size()), Z_BEST_SPEED) != Z_OK)
+    throw Error("PNG encoder failed");
+  std::string out("\x89PNG\r\n\x1a\n", 8);
+  unsigned char ihdr[13] = {0, 0, 0, 0, 0, 0, 0, 0, 8, kColourType[c], 0, 0, 0};
+  for (int k = 0; k < 4; ++k) {
+    ihdr[k] = static_cast<unsigned char>((static_cast<std::uint32_t>(w) >> (24 - 8 * k)) & 0xff);
+    ihdr[4 + k] = static_cast<unsigned char>((static_cast<std::uint32_t>(h) >> (24 - 8 * k)) & 0xff);
+  }
+  put_chunk(out, "IHDR", ihdr, sizeof(ihdr));
+  put_chunk(out, "IDAT", z.data(), zsize);
+  put_chunk(out, "IEND", nullptr, 0);
   return out;
 }
 

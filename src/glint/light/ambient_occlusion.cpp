@@ -87,23 +87,60 @@ AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vecto
   AoAndResiduals out;
   out.ao = ImageF(width, height, 1, 1.f);
   for (std::size_t e = 0; e < env.size(); ++e) out.residual_irradiance.emplace_back(width, height, 3, 0.f);
-  auto evaluate = [&](long i, Vec3d x, Vec3d n) {
+  // ao_with_residuals for a batch of pixels, the maps in the outer loop: 64 maps do not
+  // fit a core's cache, one map's texels under a batch of neighbouring pixels do. Each
+  // pixel still adds its directions in their order, so the sums are the same.
+  using Point = SurfaceInterpolationPlan::Point;
+  auto evaluate = [&](const Point* pts, int count) {
+    std::vector<double> sv(static_cast<std::size_t>(count)), sw(static_cast<std::size_t>(count));
+    std::vector<ResidualSums> sums(static_cast<std::size_t>(count) * kMaxResiduals);
+    std::vector<int> which(static_cast<std::size_t>(count));
+    std::vector<double> ws(static_cast<std::size_t>(count)), vis(static_cast<std::size_t>(count));
+    std::vector<Vec3d> xs(static_cast<std::size_t>(count)), ns(static_cast<std::size_t>(count));
     std::size_t e0 = 0;
     do {  // once without residuals; with many, a pass per kMaxResiduals of them
       const std::size_t ne = std::min(kMaxResiduals, env.size() - e0);
-      ResidualSums sums[kMaxResiduals];
-      out.ao.data[static_cast<std::size_t>(i)] = static_cast<float>(ao_with_residuals(m, x, n, env.data() + e0, ne, sums));
-      for (std::size_t e = 0; e < ne; ++e) {
-        const Vec3d E = sums[e].irradiance(*env[e0 + e], n);
-        store3(out.residual_irradiance[e0 + e].data.data(), i,
-               Vec3f{static_cast<float>(E.x), static_cast<float>(E.y), static_cast<float>(E.z)});
+      std::fill(sv.begin(), sv.end(), 0.0);
+      std::fill(sw.begin(), sw.end(), 0.0);
+      std::fill(sums.begin(), sums.end(), ResidualSums{});
+      for (std::size_t k = 0; k < m.maps.size(); ++k) {
+        // The batch's pixels facing direction k, looked up together.
+        int facing = 0;
+        for (int p = 0; p < count; ++p) {
+          const double w = dot(pts[p].n, m.directions[k].direction);
+          if (w <= 0) continue;
+          which[facing] = p;
+          ws[facing] = w;
+          xs[facing] = pts[p].x;
+          ns[facing] = pts[p].n;
+          ++facing;
+        }
+        shadow_visibility_batch(m.maps[k], m.directions[k], xs.data(), ns.data(), facing, vis.data());
+        for (int f = 0; f < facing; ++f) {
+          const int p = which[f];
+          const double w = ws[f], v = vis[f];
+          sw[p] += w;
+          sv[p] += w * v;
+          ResidualSums* s = sums.data() + static_cast<std::size_t>(p) * kMaxResiduals;
+          for (std::size_t e = 0; e < ne; ++e)
+            if (const Vec3d we = ResidualSums::weight(*env[e0 + e], k, w); !ResidualSums::is_zero(we)) s[e].add(we, v);
+        }
+      }
+      for (int p = 0; p < count; ++p) {
+        const long i = pts[p].i;
+        out.ao.data[static_cast<std::size_t>(i)] = static_cast<float>(sw[p] > 0 ? sv[p] / sw[p] : 1.0);
+        for (std::size_t e = 0; e < ne; ++e) {
+          const Vec3d E = sums[static_cast<std::size_t>(p) * kMaxResiduals + e].irradiance(*env[e0 + e], pts[p].n);
+          store3(out.residual_irradiance[e0 + e].data.data(), i,
+                 Vec3f{static_cast<float>(E.x), static_cast<float>(E.y), static_cast<float>(E.z)});
+        }
       }
       e0 += ne;
     } while (e0 < env.size());
   };
   std::vector<InterpolatedOutput> outputs{{&out.ao, false}};
   for (ImageF& E : out.residual_irradiance) outputs.push_back({&E, true});
-  plan.run(outputs, evaluate);
+  plan.run_batched(outputs, evaluate);
   return out;
 }
 
@@ -113,6 +150,7 @@ ImageF delight(const ImageF& cap, const ImageF& ao, float min_ao) {
   ImageF out = cap;
   const int cc = colour_channels(cap.channels);
   const long n = static_cast<long>(cap.width) * cap.height;
+#pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) {
     const float a = std::max(ao.data[i], min_ao);
     for (int c = 0; c < cc; ++c)

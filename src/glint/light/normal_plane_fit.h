@@ -32,5 +32,9 @@ struct PlaneFitParams {
 // (all on one line) gets the normal across the line nearest its smoothed splat normal.
 ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF& position,
                          const PlaneFitParams& params = {});
+// The same one pixel at a time, without lanes: the definition the lane version is tested
+// against (the same bits).
+ImageF fit_plane_normals_reference(const ImageF& normal, const ImageF& depth, const ImageF& position,
+                                   const PlaneFitParams& params = {});
 
 }  // namespace glint

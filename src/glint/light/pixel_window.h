@@ -28,6 +28,15 @@ class GaussianWindow {
         w_[index(dx, dy)] = std::exp(-static_cast<float>(dx * dx + dy * dy) / (2.f * sigma * sigma));
   }
   int radius() const { return r_; }
+  int stride() const { return s_; }
+
+  // f(dx, dy, spatial_weight) for every offset of the window, in row-major order (the
+  // order visit() takes them in), whatever lies inside the image.
+  template <class F>
+  void visit_offsets(F&& f) const {
+    for (int dy = -r_; dy <= r_; dy += s_)
+      for (int dx = -r_; dx <= r_; dx += s_) f(dx, dy, w_[index(dx, dy)]);
+  }
 
   // f(j, spatial_weight) for every pixel j = yy * W + xx of the window around (x, y) inside
   // the W x H image, in row-major order.

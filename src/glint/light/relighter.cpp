@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "glint/io/image_ops.h"
@@ -41,6 +42,9 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   ViewGeometry g;
   g.alpha = out.alpha;
   g.capture_linear = ImageF(w, h, 3);
+  // Per-pixel loops over the whole view (a power function per channel here) run on every
+  // thread: the rest of the view's work does, and a serial loop leaves the others waiting.
+#pragma omp parallel for schedule(static)
   for (std::size_t p = 0; p < np; ++p) {
     float a = out.alpha.data[p];
     for (int c = 0; c < 3; ++c) {
@@ -59,6 +63,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     g.normal = ImageF(w, h, 3);
     const Vec3d eye = camera.center();
     g.position = world_positions_from_depth(camera, g.depth);
+#pragma omp parallel for schedule(static)
     for (std::size_t p = 0; p < np; ++p) {
       Vec3d n{out.normal.data[p * 3], out.normal.data[p * 3 + 1], out.normal.data[p * 3 + 2]};
       double len = norm(n);
@@ -201,13 +206,21 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
 
 Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {
   // Linear RGB + coverage as one RGBA image; the sRGB curve leaves the alpha channel alone.
-  ImageF rgba(linear.width, linear.height, 4);
+  // linear_to_srgb and to_image8 of the RGBA image fused into one loop on every thread
+  // (to_image8's is serial), with to_image8's rounding.
+  Image8 out;
+  out.width = linear.width;
+  out.height = linear.height;
+  out.channels = 4;
   const std::size_t np = static_cast<std::size_t>(linear.width) * linear.height;
+  out.data.resize(np * 4);
+  auto quantise = [](float v) { return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+#pragma omp parallel for schedule(static)
   for (std::size_t p = 0; p < np; ++p) {
-    for (int c = 0; c < 3; ++c) rgba.data[p * 4 + c] = linear.data[p * 3 + c];
-    rgba.data[p * 4 + 3] = alpha.data[p];
+    for (int c = 0; c < 3; ++c) out.data[p * 4 + c] = quantise(linear_to_srgb(linear.data[p * 3 + c]));
+    out.data[p * 4 + 3] = quantise(alpha.data[p]);
   }
-  return to_image8(linear_to_srgb(rgba));
+  return out;
 }
 
 }  // namespace glint

@@ -38,7 +38,9 @@ ImageF shade(const LightSetup& setup, const ShadeInputs& in) {
   ImageF out(w, h, 3);
   const Vec3d amb = setup.ambient();
   const long n = static_cast<long>(w) * h;
-#pragma omp parallel for schedule(static)
+  // Dynamic: a pixel without a surface costs next to nothing, one with many lights (an
+  // environment's suns) a lot, and a view's surface is rarely spread evenly over its rows.
+#pragma omp parallel for schedule(dynamic, 2048)
   for (long i = 0; i < n; ++i) {
     const Vec3f a = load3(in.albedo->data.data(), i);
     const Vec3f nf = load3(in.normal->data.data(), i);

@@ -100,9 +100,14 @@ double depth_pcf(const ImageF& d, double u, double v, double z, int k) {
   const int W = d.width, H = d.height;
   int lit = 0;
   if (cx - r >= 0 && cy - r >= 0 && cx + r < W && cy + r < H) {
+    // Both tests evaluated and or-ed rather than short-circuited: whether a texel is empty
+    // changes from tap to tap at silhouettes, a branch the CPU mispredicts.
     for (int yy = cy - r; yy <= cy + r; ++yy) {
       const float* row = px + static_cast<std::size_t>(yy) * W;
-      for (int xx = cx - r; xx <= cx + r; ++xx) lit += (!(row[xx] > 0) || z <= row[xx]) ? 1 : 0;
+      for (int xx = cx - r; xx <= cx + r; ++xx) {
+        const float t = row[xx];
+        lit += static_cast<int>(!(t > 0)) | static_cast<int>(z <= t);
+      }
     }
   } else {
     for (int dy = -r; dy <= r; ++dy)
@@ -114,7 +119,82 @@ double depth_pcf(const ImageF& d, double u, double v, double z, int k) {
   return static_cast<double>(lit) / ((2 * r + 1) * (2 * r + 1));
 }
 
+typedef double vd __attribute__((vector_size(32)));
+typedef long long vm __attribute__((vector_size(32)));  // lane masks: all ones or zero
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GLINT_LOOKUP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GLINT_LOOKUP_CLONES
+#endif
+
+// single_face_lookup of a sun's map for four points at once (x, n: four each), one per
+// lane, each with the scalar code's operations in its order (the file builds without
+// contraction, so every copy gives the same bits). ok[l] is false where the point is
+// outside the face (lit); the PCF taps stay scalar.
+GLINT_LOOKUP_CLONES void sun_lookup4(const Camera& c, double guard, const LightMapParams& p, Vec3d to_light,
+                                     const Vec3d* x, const Vec3d* n, double* u_out, double* v_out, double* z_out,
+                                     long long* ok) {
+  const vd X = {x[0].x, x[1].x, x[2].x, x[3].x}, Y = {x[0].y, x[1].y, x[2].y, x[3].y},
+           Z = {x[0].z, x[1].z, x[2].z, x[3].z};
+  const vd NX = {n[0].x, n[1].x, n[2].x, n[3].x}, NY = {n[0].y, n[1].y, n[2].y, n[3].y},
+           NZ = {n[0].z, n[1].z, n[2].z, n[3].z};
+  const double* R = c.R.m;
+  const vd pcx = R[0] * X + R[1] * Y + R[2] * Z + c.t.x;
+  const vd pcy = R[3] * X + R[4] * Y + R[5] * Z + c.t.y;
+  const vd pcz = R[6] * X + R[7] * Y + R[8] * Z + c.t.z;
+  const vd one = {1, 1, 1, 1}, zero = {0, 0, 0, 0};
+  const vd iz0 = one / pcz;
+  const vd u0 = c.fx * pcx * iz0 + c.cx, v0 = c.fy * pcy * iz0 + c.cy;
+  const double umax = c.width - guard, vmax = c.height - guard;
+  const vm inside = (pcz > zero) & ~((u0 < guard) | (v0 < guard) | (u0 > umax) | (v0 > vmax));
+  const vd texel = pcz / c.fx;
+  const vm has_n = (NX * NX + NY * NY + NZ * NZ) > zero;
+  const vd cs0 = NX * to_light.x + NY * to_light.y + NZ * to_light.z;
+  const vd lo = {1e-3, 1e-3, 1e-3, 1e-3}, ten = {10, 10, 10, 10};
+  const vd cs = cs0 < lo ? lo : (one < cs0 ? one : cs0);  // std::clamp
+  vd root = one - cs * cs;
+  for (int l = 0; l < 4; ++l) root[l] = std::sqrt(root[l]);
+  const vd q = root / cs;
+  const vd tan_t = has_n ? (q < ten ? q : ten) : zero;  // std::min(10.0, q)
+  const vd off = p.normal_offset * texel;
+  const vd rx = R[0] * NX + R[1] * NY + R[2] * NZ, ry = R[3] * NX + R[4] * NY + R[5] * NZ,
+           rz = R[6] * NX + R[7] * NY + R[8] * NZ;
+  const vd qx = has_n ? pcx + off * rx : pcx, qy = has_n ? pcy + off * ry : pcy, qz = has_n ? pcz + off * rz : pcz;
+  const vd iz = one / qz;
+  const vd u = c.fx * qx * iz + c.cx, v = c.fy * qy * iz + c.cy;
+  const vd z = qz - (p.constant_bias + p.slope_bias * tan_t) * texel;
+  for (int l = 0; l < 4; ++l) {
+    u_out[l] = u[l];
+    v_out[l] = v[l];
+    z_out[l] = z[l];
+    ok[l] = inside[l];
+  }
+}
+
 }  // namespace
+
+void shadow_visibility_batch(const ShadowMap& m, const Light& light, const Vec3d* x, const Vec3d* n, int count,
+                             double* out) {
+  if (m.views.faces.size() != 1 || light.type != LightType::Sun) {
+    for (int i = 0; i < count; ++i) out[i] = shadow_visibility(m, light, x[i], n[i]);
+    return;
+  }
+  const Camera& c = m.views.faces[0];
+  const double g = m.views.guard_px;
+  for (int b = 0; b < count; b += 4) {
+    const int k = std::min(4, count - b);
+    Vec3d xs[4], ns[4];
+    for (int l = 0; l < 4; ++l) {  // a last group of fewer points repeats its first
+      xs[l] = x[b + (l < k ? l : 0)];
+      ns[l] = n[b + (l < k ? l : 0)];
+    }
+    double u[4], v[4], z[4];
+    long long ok[4];
+    sun_lookup4(c, g, m.params, light.direction, xs, ns, u, v, z, ok);
+    for (int l = 0; l < k; ++l) out[b + l] = ok[l] ? depth_pcf(m.depth[0], u[l], v[l], z[l], m.params.pcf_kernel) : 1;
+  }
+}
 
 double shadow_visibility(const ShadowMap& m, const Light& light, Vec3d x, Vec3d n) {
   const ShadowLookup L = m.views.faces.size() == 1 ? single_face_lookup(m.views, light, x, n, m.params)
@@ -131,8 +211,16 @@ ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const Ima
 ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const SurfaceInterpolationPlan& plan,
                                int width, int height) {
   ImageF out(width, height, 1, 1.f);
-  plan.run({{&out, false}}, [&](long i, Vec3d x, Vec3d n) {
-    out.data[static_cast<std::size_t>(i)] = static_cast<float>(shadow_visibility(m, light, x, n));
+  using Point = SurfaceInterpolationPlan::Point;
+  plan.run_batched({{&out, false}}, [&](const Point* pts, int count) {
+    Vec3d xs[SurfaceInterpolationPlan::kBatch], ns[SurfaceInterpolationPlan::kBatch];
+    double vis[SurfaceInterpolationPlan::kBatch];
+    for (int k = 0; k < count; ++k) {
+      xs[k] = pts[k].x;
+      ns[k] = pts[k].n;
+    }
+    shadow_visibility_batch(m, light, xs, ns, count, vis);
+    for (int k = 0; k < count; ++k) out.data[static_cast<std::size_t>(pts[k].i)] = static_cast<float>(vis[k]);
   });
   return out;
 }

@@ -49,6 +49,10 @@ std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel&
 // Fraction of PCF taps that see the light from world point x with unit normal n (zero
 // normal: no offset, no slope bias). Points outside every face are lit.
 double shadow_visibility(const ShadowMap& map, const Light& light, Vec3d x, Vec3d n);
+// out[i] = shadow_visibility(map, light, x[i], n[i]) for i < count, the same values; a
+// sun's lookups four at a time on vector lanes.
+void shadow_visibility_batch(const ShadowMap& map, const Light& light, const Vec3d* x, const Vec3d* n, int count,
+                             double* out);
 
 // Per pixel of a view: [H,W,1] visibility from world positions and normals ([H,W,3]); 1
 // where the normal is zero (no surface).

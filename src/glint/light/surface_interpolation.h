@@ -47,6 +47,17 @@ class SurfaceInterpolationPlan {
   template <class F>
   void run(const std::vector<InterpolatedOutput>& outputs, F eval) const;
 
+  // The same with eval_batch(points, count) evaluating up to kBatch pixels at once (each
+  // point: pixel i, position x, unit normal n), for quantities that look up many maps per
+  // pixel and read each map's memory better a map at a time over many pixels.
+  struct Point {
+    long i;
+    Vec3d x, n;
+  };
+  static constexpr int kBatch = 256;
+  template <class B>
+  void run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch) const;
+
  private:
   struct Candidate {
     long i;
@@ -63,6 +74,9 @@ class SurfaceInterpolationPlan {
     const Vec3f v = load3(img.data.data(), i);
     return {v.x, v.y, v.z};
   }
+  // Whether candidate c's neighbours agree on every output (it may be interpolated).
+  bool agree(const Candidate& c, const std::vector<InterpolatedOutput>& outputs) const;
+  static void interpolate(const Candidate& c, const std::vector<InterpolatedOutput>& outputs);
 };
 
 inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, const ImageF& nrm, const ImageF& depth,
@@ -78,33 +92,79 @@ inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, con
   if (depth.channels != 1 || depth.width != W || depth.height != H)
     throw Error(std::string(what) + ": depth must be [H,W,1] of the positions' size");
   const double cos_max = std::cos(p.max_normal_deg * std::numbers::pi / 180);
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x) {
-      const long i = static_cast<long>(y) * W + x;
-      if (!is_surface(i)) continue;
-      const bool ox = x % 2 != 0, oy = y % 2 != 0;
-      if (!ox && !oy) {
-        evaluated_.push_back(i);
-        continue;
-      }
-      Candidate c{i, 0, {0, 0, 0, 0}};
-      bool ok = true;
-      for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
-        for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2) {
-          if (x + dx >= W || y + dy >= H) ok = false;
-          else c.nb[c.count++] = static_cast<long>(y + dy) * W + (x + dx);
+  // Bands of rows on all threads, joined in order: the same lists as one pass down the rows.
+  const int bands = std::min(H, 64);
+  std::vector<std::vector<long>> band_evaluated(static_cast<std::size_t>(std::max(bands, 0)));
+  std::vector<std::vector<Candidate>> band_candidates(band_evaluated.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int b = 0; b < bands; ++b) {
+    const int y0 = static_cast<int>(static_cast<long>(H) * b / bands);
+    const int y1 = static_cast<int>(static_cast<long>(H) * (b + 1) / bands);
+    std::vector<long>& ev = band_evaluated[static_cast<std::size_t>(b)];
+    std::vector<Candidate>& ca = band_candidates[static_cast<std::size_t>(b)];
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0; x < W; ++x) {
+        const long i = static_cast<long>(y) * W + x;
+        if (!is_surface(i)) continue;
+        const bool ox = x % 2 != 0, oy = y % 2 != 0;
+        if (!ox && !oy) {
+          ev.push_back(i);
+          continue;
         }
-      const Vec3d ni = at(nrm, i);
-      const double zi = depth.data[static_cast<std::size_t>(i)];
-      for (int k = 0; ok && k < c.count; ++k) {
-        const Vec3d nj = at(nrm, c.nb[k]);
-        const double lj = norm(nj);
-        ok = lj > 0 && dot(ni, nj) >= cos_max * norm(ni) * lj &&
-             std::abs(depth.data[static_cast<std::size_t>(c.nb[k])] - zi) <= p.max_depth_rel * zi;
+        Candidate c{i, 0, {0, 0, 0, 0}};
+        bool ok = true;
+        for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
+          for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2) {
+            if (x + dx >= W || y + dy >= H) ok = false;
+            else c.nb[c.count++] = static_cast<long>(y + dy) * W + (x + dx);
+          }
+        const Vec3d ni = at(nrm, i);
+        const double zi = depth.data[static_cast<std::size_t>(i)];
+        for (int k = 0; ok && k < c.count; ++k) {
+          const Vec3d nj = at(nrm, c.nb[k]);
+          const double lj = norm(nj);
+          ok = lj > 0 && dot(ni, nj) >= cos_max * norm(ni) * lj &&
+               std::abs(depth.data[static_cast<std::size_t>(c.nb[k])] - zi) <= p.max_depth_rel * zi;
+        }
+        if (!ok) c.count = 0;  // evaluated after the even pixels, like a candidate that fails
+        ca.push_back(c);
       }
-      if (!ok) c.count = 0;  // evaluated after the even pixels, like a candidate that fails
-      candidates_.push_back(c);
+  }
+  for (std::size_t b = 0; b < band_evaluated.size(); ++b) {
+    evaluated_.insert(evaluated_.end(), band_evaluated[b].begin(), band_evaluated[b].end());
+    candidates_.insert(candidates_.end(), band_candidates[b].begin(), band_candidates[b].end());
+  }
+}
+
+inline bool SurfaceInterpolationPlan::agree(const Candidate& c, const std::vector<InterpolatedOutput>& outputs) const {
+  bool ok = c.count > 0;
+  for (std::size_t o = 0; ok && o < outputs.size(); ++o) {
+    const ImageF& img = *outputs[o].image;
+    const int C = img.channels;
+    for (int ch = 0; ok && ch < C; ++ch) {
+      float lo = img.data[static_cast<std::size_t>(c.nb[0]) * C + ch], hi = lo;
+      for (int j = 1; j < c.count; ++j) {
+        const float v = img.data[static_cast<std::size_t>(c.nb[j]) * C + ch];
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      const double scale = outputs[o].relative ? std::max(std::abs(lo), std::abs(hi)) : 1.0;
+      ok = hi - lo <= max_spread_ * scale;
     }
+  }
+  return ok;
+}
+
+inline void SurfaceInterpolationPlan::interpolate(const Candidate& c, const std::vector<InterpolatedOutput>& outputs) {
+  for (const InterpolatedOutput& out : outputs) {
+    ImageF& img = *out.image;
+    const int C = img.channels;
+    for (int ch = 0; ch < C; ++ch) {
+      float sum = 0;
+      for (int j = 0; j < c.count; ++j) sum += img.data[static_cast<std::size_t>(c.nb[j]) * C + ch];
+      img.data[static_cast<std::size_t>(c.i) * C + ch] = sum / static_cast<float>(c.count);
+    }
+  }
 }
 
 template <class F>
@@ -117,34 +177,47 @@ void SurfaceInterpolationPlan::run(const std::vector<InterpolatedOutput>& output
 #pragma omp parallel for schedule(dynamic, 256)
   for (long k = 0; k < nc; ++k) {
     const Candidate& c = candidates_[static_cast<std::size_t>(k)];
-    bool ok = c.count > 0;
-    for (std::size_t o = 0; ok && o < outputs.size(); ++o) {
-      const ImageF& img = *outputs[o].image;
-      const int C = img.channels;
-      for (int ch = 0; ok && ch < C; ++ch) {
-        float lo = img.data[static_cast<std::size_t>(c.nb[0]) * C + ch], hi = lo;
-        for (int j = 1; j < c.count; ++j) {
-          const float v = img.data[static_cast<std::size_t>(c.nb[j]) * C + ch];
-          lo = std::min(lo, v);
-          hi = std::max(hi, v);
-        }
-        const double scale = outputs[o].relative ? std::max(std::abs(lo), std::abs(hi)) : 1.0;
-        ok = hi - lo <= max_spread_ * scale;
+    if (agree(c, outputs)) interpolate(c, outputs);
+    else eval_at(c.i);
+  }
+}
+
+// The pixels of each batch are those run() would evaluate, so both give the same values.
+template <class B>
+void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch) const {
+  auto point = [&](long i) { return Point{i, at(pos_, i), normalize(at(nrm_, i))}; };
+  if (!enabled_) {  // every surface pixel (for_surface_pixels' test)
+    const long n = static_cast<long>(pos_.width) * pos_.height;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long b = 0; b < n; b += kBatch) {
+      Point pts[kBatch];
+      int count = 0;
+      for (long i = b; i < std::min(n, b + kBatch); ++i) {
+        const Vec3f nf = load3(nrm_.data.data(), i);
+        if (nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0) pts[count++] = point(i);
       }
+      if (count > 0) eval_batch(static_cast<const Point*>(pts), count);
     }
-    if (!ok) {
-      eval_at(c.i);
-      continue;
+    return;
+  }
+  const long ne = static_cast<long>(evaluated_.size()), nc = static_cast<long>(candidates_.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long b = 0; b < ne; b += kBatch) {
+    Point pts[kBatch];
+    int count = 0;
+    for (long k = b; k < std::min(ne, b + kBatch); ++k) pts[count++] = point(evaluated_[static_cast<std::size_t>(k)]);
+    eval_batch(static_cast<const Point*>(pts), count);
+  }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long b = 0; b < nc; b += kBatch) {
+    Point pts[kBatch];
+    int count = 0;
+    for (long k = b; k < std::min(nc, b + kBatch); ++k) {
+      const Candidate& c = candidates_[static_cast<std::size_t>(k)];
+      if (agree(c, outputs)) interpolate(c, outputs);
+      else pts[count++] = point(c.i);
     }
-    for (const InterpolatedOutput& out : outputs) {
-      ImageF& img = *out.image;
-      const int C = img.channels;
-      for (int ch = 0; ch < C; ++ch) {
-        float sum = 0;
-        for (int j = 0; j < c.count; ++j) sum += img.data[static_cast<std::size_t>(c.nb[j]) * C + ch];
-        img.data[static_cast<std::size_t>(c.i) * C + ch] = sum / static_cast<float>(c.count);
-      }
-    }
+    if (count > 0) eval_batch(static_cast<const Point*>(pts), count);
   }
 }
 
