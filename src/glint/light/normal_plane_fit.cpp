@@ -38,6 +38,24 @@ bool smallest_eigenvector(const double a[6], double v[3]) {
 }
 
 
+// One window sample of weight w, offset d and splat normal nj added to the sums, in the
+// order both the scalar loop and the lane loop (T = cpu::F8) take, so that they give the
+// same bits.
+template <class T>
+[[gnu::always_inline]] inline void add_sample(T w, const T* d, const T* nj, T& sw, T* m, T* sn, T* c) {
+  sw += w;
+  for (int k = 0; k < 3; ++k) {
+    m[k] += w * d[k];
+    sn[k] += w * nj[k];
+  }
+  c[0] += w * d[0] * d[0];
+  c[1] += w * d[0] * d[1];
+  c[2] += w * d[0] * d[2];
+  c[3] += w * d[1] * d[1];
+  c[4] += w * d[1] * d[2];
+  c[5] += w * d[2] * d[2];
+}
+
 // The pixel's normal from its window's sums (weight, offsets, their products, splat
 // normals) into out[0..2]; left alone where the window has no weight.
 void fit_from_sums(float sw, const float m[3], const float c[6], const float sn[3], float planarity, float* out) {
@@ -117,18 +135,7 @@ ImageF fit_plane_normals_reference(const ImageF& normal, const ImageF& depth, co
         // their products would be denormal (slow).
         const float power = off_plane * off_plane * inv_d + (1.f - cosine) * inv_a;
         if (power > 20.f) return;
-        const float w = spatial * render::fast_exp(-power);
-        sw += w;
-        for (int k = 0; k < 3; ++k) {
-          m[k] += w * d[k];
-          sn[k] += w * nj[k];
-        }
-        c[0] += w * d[0] * d[0];
-        c[1] += w * d[0] * d[1];
-        c[2] += w * d[0] * d[2];
-        c[3] += w * d[1] * d[1];
-        c[4] += w * d[1] * d[2];
-        c[5] += w * d[2] * d[2];
+        add_sample(spatial * render::fast_exp(-power), d, nj, sw, m, sn, c);
       });
       fit_from_sums(sw, m, c, sn, p.planarity, out.data.data() + 3 * i);
     }
@@ -190,18 +197,7 @@ GLINT_PLANE_FIT_CLONES void fit_row_lanes(const LaneInputs& in, int y, float* ou
       const F8 off_plane = ni[0] * d[0] + ni[1] * d[1] + ni[2] * d[2];
       const F8 power = off_plane * off_plane * vinv_d + (one - cosine) * vinv_a;
       const M8 ok = (zj > zero) & !(cosine <= zero) & !(power > cut);
-      const F8 w = cpu::lane_select(ok, F8(in.spatial[t]) * cpu::lane_exp(-power), zero);
-      sw += w;
-      for (int k = 0; k < 3; ++k) {
-        m[k] += w * d[k];
-        sn[k] += w * nj[k];
-      }
-      c[0] += w * d[0] * d[0];
-      c[1] += w * d[0] * d[1];
-      c[2] += w * d[0] * d[2];
-      c[3] += w * d[1] * d[1];
-      c[4] += w * d[1] * d[2];
-      c[5] += w * d[2] * d[2];
+      add_sample(cpu::lane_select(ok, F8(in.spatial[t]) * cpu::lane_exp(-power), zero), d, nj, sw, m, sn, c);
     }
     for (int l = 0; l < L; ++l) {
       if (!cpu::lane_on(active, l)) continue;
