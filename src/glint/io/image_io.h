@@ -21,7 +21,7 @@ Image8 read_image(const std::string& path);
 std::string encode_png(const Image8& image);
 // The same pixels through zlib's fastest level (every row Paeth-filtered, as encode_png
 // does), for outputs whose write time counts (glint relight's images): far less deflate
-// work than stb's, and the files come out no larger.
+// work than stb's (on relit images the files also come out smaller).
 std::string encode_png_fast(const Image8& image);
 
 }  // namespace glint
