@@ -157,7 +157,7 @@ Image8 to_image8(const ImageF& src) {
   out.channels = src.channels;
   out.data.resize(src.data.size());
   for (std::size_t i = 0; i < src.data.size(); ++i)
-    out.data[i] = static_cast<std::uint8_t>(std::lround(std::clamp(src.data[i], 0.f, 1.f) * 255.f));
+    out.data[i] = to_byte(src.data[i]);
   return out;
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 // Pixel operations applied to dataset images at load time.
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 
 #include "glint/core/image.h"
 
@@ -22,6 +25,10 @@ ImageF composite_float(const Image8& src, const std::array<float, 3>& background
 // The same into `out`, whose storage is reused when it already has the size (training
 // composites a target every step); rows on all threads for large images.
 void composite_float_into(const Image8& src, const std::array<float, 3>& background, ImageF& out);
+
+// A [0,1] float as an 8-bit code, clamped and rounded: to_image8's value, for code that
+// fuses it with other per-pixel work.
+inline std::uint8_t to_byte(float v) { return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); }
 
 // [0,1] floats <-> 8-bit, values clamped and rounded.
 Image8 to_image8(const ImageF& src);

@@ -207,18 +207,17 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
 Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {
   // Linear RGB + coverage as one RGBA image; the sRGB curve leaves the alpha channel alone.
   // linear_to_srgb and to_image8 of the RGBA image fused into one loop on every thread
-  // (to_image8's is serial), with to_image8's rounding.
+  // (to_image8's is serial), with its rounding (to_byte).
   Image8 out;
   out.width = linear.width;
   out.height = linear.height;
   out.channels = 4;
   const std::size_t np = static_cast<std::size_t>(linear.width) * linear.height;
   out.data.resize(np * 4);
-  auto quantise = [](float v) { return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
 #pragma omp parallel for schedule(static)
   for (std::size_t p = 0; p < np; ++p) {
-    for (int c = 0; c < 3; ++c) out.data[p * 4 + c] = quantise(linear_to_srgb(linear.data[p * 3 + c]));
-    out.data[p * 4 + 3] = quantise(alpha.data[p]);
+    for (int c = 0; c < 3; ++c) out.data[p * 4 + c] = to_byte(linear_to_srgb(linear.data[p * 3 + c]));
+    out.data[p * 4 + 3] = to_byte(alpha.data[p]);
   }
   return out;
 }
