@@ -123,6 +123,9 @@ int main(int argc, char** argv) {
       {"splats, no filter", false, false, false, false, 0.f},
       {"splats, filter 2 px", false, false, false, false, 2.f},
       {"gt normal if > 20 deg", false, false, false, false, -1.f, 20.f},
+      {"gt normal if > 10 deg", false, false, false, false, -1.f, 10.f},
+      {"gt normal if > 5 deg", false, false, false, false, -1.f, 5.f},
+      {"gt normal if > 3 deg", false, false, false, false, -1.f, 3.f},
       {"gt depth normals", false, false, false, false, -1.f, 0.f, true},
       {"gt all, depth normals", false, true, true, true, -1.f, 0.f, true},
   };
