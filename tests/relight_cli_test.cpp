@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "glint/io/cameras_json.h"
 #include "glint/io/image_io.h"
@@ -187,8 +188,8 @@ TEST(RelightCli, AlbedoIsTheDelitCapture) {
 namespace fs = std::filesystem;
 
 // The normal options belong to their mode: a smoothing sigma with the default (fit)
-// normals, or a fit window with another mode, is one line and exit 2, not ignored; each
-// mode writes its views.
+// normals, or a fit window or fit depth with another mode, is one line and exit 2, not
+// ignored; each mode writes its views.
 TEST(RelightCli, NormalOptionsBelongToTheirMode) {
   TempDir d;
   write_ply(d.str("scene.ply"), ground_and_box());
@@ -197,15 +198,19 @@ TEST(RelightCli, NormalOptionsBelongToTheirMode) {
              R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
   const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
                            d.str("lights.json") + "' --backend cpu --ao-directions 8 -o '";
-  for (const char* bad : {"' --normal-smooth 3", "' --normals depth --normal-fit-px 3"}) {
+  const std::pair<const char*, const char*> bads[] = {{"' --normal-smooth 3", "--normal-smooth"},
+                                                       {"' --normals depth --normal-fit-px 3", "--normal-fit-px"},
+                                                       {"' --normals splats --fit-depth planar", "--fit-depth"}};
+  for (const auto& [bad, flag] : bads) {
     SCOPED_TRACE(bad);
     CommandResult r = run_glint(base + d.str("bad") + bad);
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("--normal-"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1);
     EXPECT_FALSE(fs::exists(d.str("bad")));
   }
-  for (const char* ok : {"' --normal-fit-px 3", "' --normals splats --normal-smooth 3", "' --normals depth --normal-smooth 1"}) {
+  for (const char* ok : {"' --normal-fit-px 3", "' --fit-depth expected", "' --normals splats --normal-smooth 3",
+                         "' --normals depth --normal-smooth 1"}) {
     SCOPED_TRACE(ok);
     const std::string out = d.str("ok" + std::to_string(std::strlen(ok)));
     CommandResult r = run_glint(base + out + ok);

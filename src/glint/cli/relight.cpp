@@ -83,6 +83,11 @@ void add_relight(CLI::App& app) {
   CLI::Option* fit_px = sub->add_option("--normal-fit-px", a->opt.plane_fit.sigma_spatial_px,
                   "--normals fit: Gaussian sigma in pixels of the window a plane is fitted over")
       ->check(CLI::Range(0.5, 20.0));
+  std::map<std::string, FitDepth> fit_depths{{"planar", FitDepth::kPlanar}, {"expected", FitDepth::kExpected}};
+  CLI::Option* fit_depth = sub->add_option("--fit-depth", a->opt.fit_depth,
+                  "--normals fit: the positions the planes are fitted to: planar (on the splats' own planes, the blended "
+                  "plane along each pixel's ray; default) or expected (the blended centre depths)")
+      ->transform(CLI::CheckedTransformer(fit_depths, CLI::ignore_case));
   sub->add_option("--fringe-px", a->opt.fringe.radius_px,
                   "Silhouette pixels covered less than half take the geometry of the most covered surface pixel within "
                   "this many pixels, so that they are lit like it (0: ambient light only)")
@@ -123,11 +128,13 @@ void add_relight(CLI::App& app) {
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
-  sub->callback([a, smooth, fit_px] {
+  sub->callback([a, smooth, fit_px, fit_depth] {
     if (smooth->count() && a->opt.normals == NormalSource::kFit)
       throw Error("--normal-smooth smooths --normals splats or depth; the default normals are fit (their window: --normal-fit-px)");
     if (fit_px->count() && a->opt.normals != NormalSource::kFit)
       throw Error("--normal-fit-px is the window of --normals fit");
+    if (fit_depth->count() && a->opt.normals != NormalSource::kFit)
+      throw Error("--fit-depth chooses the positions of --normals fit");
     a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map
     a->opt.interpolation.enabled = a->opt.interpolation.max_spread > 0;
     run_relight(*a);

@@ -8,6 +8,7 @@
 #include "glint/io/image_ops.h"
 #include "glint/light/color.h"
 #include "glint/light/geometry.h"
+#include "glint/light/plane_depth.h"
 #include "glint/light/shade.h"
 
 namespace glint {
@@ -75,10 +76,23 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
     }
   }
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
-  if (options_.normals == NormalSource::kFit)
+  if (options_.normals == NormalSource::kFit && options_.fit_depth == FitDepth::kPlanar) {
+    // Where no blended plane faces the ray the pixel keeps the expected depth's position.
+    PlaneDepth pd = render_plane_depth(model_, backend_, camera, options_.alpha_threshold);
+#pragma omp parallel for schedule(static)
+    for (std::size_t p = 0; p < np; ++p)
+      if (g.depth.data[p] <= 0) {
+        pd.depth.data[p] = 0.f;
+      } else if (pd.depth.data[p] <= 0) {
+        pd.depth.data[p] = g.depth.data[p];
+        for (std::size_t c = 0; c < 3; ++c) pd.position.data[3 * p + c] = g.position.data[3 * p + c];
+      }
+    g.normal = fit_plane_normals(g.normal, pd.depth, pd.position, options_.plane_fit);
+  } else if (options_.normals == NormalSource::kFit) {
     g.normal = fit_plane_normals(g.normal, g.depth, g.position, options_.plane_fit);
-  else if (options_.normal_filter.sigma_spatial_px > 0)
+  } else if (options_.normal_filter.sigma_spatial_px > 0) {
     g.normal = smooth_normals(g.normal, g.depth, options_.normal_filter);
+  }
   if (options_.fringe.radius_px > 0) fill_fringe_geometry(g.alpha, g.depth, g.position, g.normal, options_.fringe);
   if (options_.delight && ao_maps_) {
     // The residuals' visibility is the AO maps' only when shadows are on (relight()).

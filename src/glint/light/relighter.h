@@ -26,6 +26,10 @@ enum class ShadowMode { kNone, kPcf, kTransmittance };
 // (light/normal_plane_fit.h); kSplats: the blended splat normals; kDepth: normals of the
 // filtered depth; both of the last smoothed by normal_filter.
 enum class NormalSource { kFit, kSplats, kDepth };
+// kFit: the positions the planes are fitted to. kPlanar: the planar depth's
+// (light/plane_depth.h), on the splats' own planes; kExpected: the expected depth's (the
+// blended centre depths). Shading and shadow lookups use the expected depth's either way.
+enum class FitDepth { kPlanar, kExpected };
 
 struct RelightOptions {
   ShadowMode shadows = ShadowMode::kPcf;
@@ -35,6 +39,7 @@ struct RelightOptions {
   DepthFilterParams depth_filter;
   NormalFilterParams normal_filter;  // kSplats, kDepth: smoothing of the shading normals; sigma 0 = off
   PlaneFitParams plane_fit;          // kFit
+  FitDepth fit_depth = FitDepth::kPlanar;  // kFit
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
   AoParams ao;

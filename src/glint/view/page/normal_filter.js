@@ -19,6 +19,10 @@ export const NORMAL_MODES = ['fit', 'smooth', 'raw'];
 
 // First pass: each pixel's facing unit normal and depth (zero without a surface), so that
 // the filter's taps read one texel each instead of rebuilding a neighbour's normal per tap.
+// With u_planar (the fit, as glint relight's --fit-depth planar) the depth is the planar
+// depth (light/plane_depth.h): the blended plane distances (the depth target's blue) over
+// the blended normals' component against the pixel's ray, the expected depth where no
+// plane faces the ray.
 const surfaceShader = `#version 300 es
 precision highp float;
 precision highp int;
@@ -27,6 +31,7 @@ uniform vec3 u_R0, u_R1, u_R2, u_t;
 uniform vec4 u_intr;
 uniform vec2 u_size;
 uniform vec3 u_eye;
+uniform int u_planar;
 out vec4 o_surface;
 
 // The relighter's normal of pixel p (GL rows): zero without a surface (coverage < 0.5).
@@ -41,6 +46,12 @@ void main() {
   vec3 xc = z * vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0) - u_t;
   vec3 x = xc.x * u_R0 + xc.y * u_R1 + xc.z * u_R2;
   vec3 n = s / len;
+  if (u_planar == 1) {
+    vec3 rc = vec3((uv.x - u_intr.z) / u_intr.x, (uv.y - u_intr.w) / u_intr.y, 1.0);
+    vec3 r = rc.x * u_R0 + rc.y * u_R1 + rc.z * u_R2;
+    float facing = -dot(s, r);
+    if (facing > 1e-3 * len * length(r)) z = d.b / facing;
+  }
   o_surface = vec4(dot(n, u_eye - x) < 0.0 ? -n : n, z);
 }
 `;
@@ -205,9 +216,10 @@ export class NormalFilter {
     gl.uniform4f(u.u_intr, cam.fx, cam.fy, cam.cx, cam.cy);
     gl.uniform2f(u.u_size, cam.width, cam.height);
     gl.uniform3fv(u.u_eye, cameraCenter(cam));
+    const fit = mode === 'fit';
+    gl.uniform1i(u.u_planar, fit ? 1 : 0);
     gl.drawArrays(gl.TRIANGLES, 0, 3);
 
-    const fit = mode === 'fit';
     const p = fit ? kPlaneFit : kNormalFilter;
     ({ program, u } = fit ? this.fitProg : this.prog);
     gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);

@@ -45,7 +45,8 @@ out vec4 p_conic_op;   // A, B, C (power = A dx^2/2 + B dx dy + C dy^2/2), opaci
 out vec4 p_value_cut;  // what the splat blends (colour, depth or 1), power_cut
 // Captured only by the lit view's G-buffer program (one pass, three targets):
 out vec4 p_gbuf0;      // camera-facing normal, z
-out vec4 p_gbuf1;      // AO of the facing side (baked per splat by glint view: view/splat_ao_blob.h; 1 without)
+out vec4 p_gbuf1;      // AO of the facing side (baked per splat by glint view: view/splat_ao_blob.h; 1 without),
+                       // |n . (mean - eye)|, the distance of the splat's plane from the eye (light/plane_depth.h)
 
 const float kDilation = 0.3;
 const float kMinAlpha = 1.0 / 255.0;
@@ -181,8 +182,9 @@ void main() {
   else value = shColor(normalize(mean - u_campos));
   p_mean_ext = vec4(m2, gx, gy);
   p_value_cut = vec4(value, 0.5 * ksq);
-  p_gbuf0 = vec4(splatNormal(R, t1.xyz, mean), z);
-  p_gbuf1 = vec4(facingAo(R, t1.xyz, mean), 0.0, 0.0, 0.0);
+  vec3 facing = splatNormal(R, t1.xyz, mean);
+  p_gbuf0 = vec4(facing, z);
+  p_gbuf1 = vec4(facingAo(R, t1.xyz, mean), abs(dot(facing, mean - u_campos)), 0.0, 0.0);
 }
 `;
 
@@ -211,6 +213,7 @@ uniform float u_subpixel;  // 2^SUBPIXEL_BITS
 const int kOrderWidth = 4096;
 
 flat out vec4 v_gbuf0;
+flat out float v_plane;
 flat out float v_ao;
 out vec2 v_w;
 flat out float v_opacity;
@@ -236,10 +239,13 @@ void main() {
   v_cut = c.w;
   if (u_projStride == 5) {
     v_gbuf0 = fetch(index, 3);
-    v_ao = fetch(index, 4).x;
+    vec4 g1 = fetch(index, 4);
+    v_ao = g1.x;
+    v_plane = g1.y;
   } else {
     v_gbuf0 = vec4(0.0);
     v_ao = 0.0;
+    v_plane = 0.0;
   }
   // The quad is the cut ellipse's own rectangle (along the eigenvectors of the conic
   // Q = [A B; B C], power = d^T Q d / 2 <= cut), which covers fewer pixels than its bounding
@@ -298,12 +304,13 @@ void main() {${splatAlphaBody}
 `;
 
 // The lit view's G-buffer in one pass (three draw buffers, each blended premultiplied
-// "over" with the splat's alpha): colour, (z, AO, 0), the facing normal.
+// "over" with the splat's alpha): colour, (z, AO, plane distance), the facing normal.
 export const splatGBufferFragmentShader = `#version 300 es
 precision highp float;
 ${splatAlphaDecls}
 flat in vec4 v_gbuf0;
 flat in float v_ao;
+flat in float v_plane;
 
 layout(location = 0) out vec4 o_color;
 layout(location = 1) out vec4 o_depth;
@@ -311,7 +318,7 @@ layout(location = 2) out vec4 o_normal;
 
 void main() {${splatAlphaBody}
   o_color = vec4(v_value * alpha, alpha);
-  o_depth = vec4(vec3(v_gbuf0.w, v_ao, 0.0) * alpha, alpha);
+  o_depth = vec4(vec3(v_gbuf0.w, v_ao, v_plane) * alpha, alpha);
   o_normal = vec4(v_gbuf0.xyz * alpha, alpha);
 }
 `;
