@@ -6,7 +6,7 @@
 // Every setup of relit/lights.json and, when present, relit/lights_extra.json (spot, env).
 // Writes each variant's relit views and its shading normals (normal_<i>.pfm) under --out.
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
-//                          [--variants "NAME;NAME;..."]
+//                          [--variants "NAME;NAME;..."] [--ao-directions N] [--ao-res TEXELS]
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance] "
-                 "[--variants \"NAME;NAME;...\"]\n",
+                 "[--variants \"NAME;NAME;...\"] [--ao-directions N] [--ao-res TEXELS]\n",
                  argv[0]);
     return 2;
   }
@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--out") out = v;
     if (k == "--variants") only = ";" + v + ";";
+    if (k == "--ao-directions") opt.ao.directions = std::stoi(v);
+    if (k == "--ao-res") opt.ao.resolution = std::stoi(v);
     if (k == "--shadows")
       opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
   }

@@ -55,6 +55,7 @@ void expect_same_model(const GaussianModel& a, const GaussianModel& b) {
   EXPECT_EQ(a.opacity_logits, b.opacity_logits);
   EXPECT_EQ(a.sh_dc, b.sh_dc);
   EXPECT_EQ(a.sh_rest, b.sh_rest);
+  EXPECT_EQ(a.antialiased, b.antialiased);
 }
 
 }  // namespace glint::test

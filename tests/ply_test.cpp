@@ -178,6 +178,28 @@ TEST(PlyRead, CommentsObjInfoAndCrlfHeader) {
   expect_same_model(read_ply_bytes(build_ply(m, b), "a.ply"), m);
 }
 
+// A model trained with the 2D filter says so in a comment line, which other readers skip;
+// the mark survives a round trip, a model without it has no such line, and another
+// tool's comments do not set it.
+TEST(PlyRoundTrip, AntialiasedModelIsMarkedByAComment) {
+  GaussianModel m = random_model(4, 1);
+  EXPECT_EQ(write_ply_bytes(m).find("comment"), std::string::npos);
+  EXPECT_FALSE(read_ply_bytes(write_ply_bytes(m), "a.ply").antialiased);
+  m.antialiased = true;
+  const std::string bytes = write_ply_bytes(m);
+  EXPECT_NE(bytes.find("\ncomment glint antialiased\n"), std::string::npos);
+  EXPECT_LT(bytes.find("comment"), bytes.find("element vertex"));
+  const GaussianModel back = read_ply_bytes(bytes, "a.ply");
+  expect_same_model(m, back);
+  EXPECT_EQ(write_ply_bytes(back), bytes);
+  PlyBuild b;
+  b.props = standard_props(1);
+  b.extra_header_lines = "comment glint antialiased but not quite\ncomment   glint antialiased\n";
+  EXPECT_TRUE(read_ply_bytes(build_ply(m, b), "b.ply").antialiased);
+  b.extra_header_lines = "comment glint antialiased but not quite\n";
+  EXPECT_FALSE(read_ply_bytes(build_ply(m, b), "c.ply").antialiased);
+}
+
 TEST(PlyRead, OtherElementsBeforeAndAfterVertexWithLists) {
   const GaussianModel m = random_model(3, 0);
   for (const char* format : {"binary_little_endian", "binary_big_endian", "ascii"}) {

@@ -59,7 +59,7 @@ TEST(ViewModelBlob, LayoutIsTheHeaderThenTheArraysWithLiveShOnly) {
   for (std::size_t i = 0; i < m.sh_rest.size(); ++i) m.sh_rest[i] = float(100 + i);
   m.opacity_logits = {0.5f, -0.5f};
   const std::string b = glint::view::encode_model_blob(m);
-  ASSERT_EQ(b.size(), 16u + 2u * (14u + 9u) * 4u);
+  ASSERT_EQ(b.size(), 20u + 2u * (14u + 9u) * 4u);
   EXPECT_EQ(b.substr(0, 4), "GLVW");
   auto u32 = [&](std::size_t at) {
     std::uint32_t v;
@@ -68,12 +68,15 @@ TEST(ViewModelBlob, LayoutIsTheHeaderThenTheArraysWithLiveShOnly) {
   };
   auto f32 = [&](std::size_t i) {
     float v;
-    std::memcpy(&v, b.data() + 16 + 4 * i, 4);
+    std::memcpy(&v, b.data() + 20 + 4 * i, 4);
     return v;
   };
-  EXPECT_EQ(u32(4), 1u);
+  EXPECT_EQ(u32(4), 2u);
   EXPECT_EQ(u32(8), 2u);
   EXPECT_EQ(u32(12), 1u);
+  EXPECT_EQ(u32(16), 0u);  // not antialiased
+  m.antialiased = true;
+  EXPECT_EQ(glint::view::encode_model_blob(m).substr(16, 4), std::string("\x01\0\0\0", 4));
   EXPECT_EQ(f32(5), 5.f);         // means[5]
   EXPECT_EQ(f32(6 + 6 + 8), 0.5f);  // opacity_logits[0] after means, log_scales, quats
   // splat 1's first rest coefficient: rest starts after 6+6+8+2+6 floats, 9 a splat

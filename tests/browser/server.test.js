@@ -67,7 +67,8 @@ test('a .splat file is served as the same model blob layout', async () => {
     assert.equal(r.toString('latin1', 0, 4), 'GLVW');
     assert.equal(r.readUInt32LE(8), 50);  // splats
     assert.equal(r.readUInt32LE(12), 0);  // .splat carries SH degree 0
-    assert.equal(r.length, 16 + 50 * 14 * 4);
+    assert.equal(r.readUInt32LE(16), 0);  // flags: not antialiased
+    assert.equal(r.length, 20 + 50 * 14 * 4);
   } finally {
     assert.equal((await s.stop()).code, 0);
   }

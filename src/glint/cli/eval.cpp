@@ -29,7 +29,7 @@ void add_eval(CLI::App& app) {
   sub->add_option("--split", a->split, "Split to evaluate: test or train")->check(CLI::IsMember({"test", "train"}));
   sub->add_option("--json", a->json, "Also write the scores as JSON to this file ('-' for stdout)");
   sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
-  sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
+  sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (on by itself for a model whose file says it was trained with it)");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
   sub->callback([a] {
@@ -44,7 +44,7 @@ void add_eval(CLI::App& app) {
     for (int c = 0; c < 3; ++c) rs.background[c] = data.background[static_cast<std::size_t>(c)];
     rs.want_alpha = false;
     rs.sh_degree = a->sh_degree;
-    rs.antialiased = a->antialiased;
+    rs.antialiased = a->antialiased || model.antialiased;
     Progress progress("eval", static_cast<long>(views.size()));
     EvalReport r = evaluate(model, views, images, *backend, rs, [&](std::size_t i, const ViewScore&, const ImageF&) {
       progress.update(static_cast<long>(i + 1));

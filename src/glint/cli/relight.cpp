@@ -68,6 +68,7 @@ void add_relight(CLI::App& app) {
                   "splats (blended splat normals, smoothed by --normal-smooth) or depth (from filtered depth)")
       ->transform(CLI::CheckedTransformer(normal_modes, CLI::ignore_case));
   sub->add_flag("!--no-delight", a->opt.delight, "Keep the capture's ambient occlusion in the albedo");
+  sub->add_flag("--antialiased", a->opt.antialiased, "Mip-Splatting 2D filter (on by itself for a model whose file says it was trained with it)");
   sub->add_option("--shadow-res", a->opt.shadow_map.resolution,
                   "Shadow map resolution of the lamps (texels a side; an environment light's suns: --env-shadow-res)")
       ->check(CLI::Range(16, 8192));

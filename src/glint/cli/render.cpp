@@ -33,7 +33,7 @@ void add_render(CLI::App& app) {
   sub->add_option("--split", a->split, "Dataset split to render: train, test or all")
       ->check(CLI::IsMember({"train", "test", "all"}));
   sub->add_option("--sh-degree", a->sh_degree, "SH degree to evaluate (default: the model's)")->check(CLI::Range(0, 3));
-  sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (for models trained with it)");
+  sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (on by itself for a model whose file says it was trained with it)");
   std::string aov_list;
   for (const std::string& n : aov_names()) aov_list += (aov_list.empty() ? "" : ", ") + n;
   sub->add_option("--aov", a->aovs,
@@ -59,7 +59,7 @@ void add_render(CLI::App& app) {
     rs.for_backward = false;  // rendered, never differentiated
     for (int c = 0; c < 3; ++c) rs.background[c] = src.background[static_cast<std::size_t>(c)];
     rs.sh_degree = a->sh_degree;
-    rs.antialiased = a->antialiased;
+    rs.antialiased = a->antialiased || model.antialiased;
     set_wanted_outputs(aov, rs);
     Progress progress("render", static_cast<long>(src.cameras.size()));
     RenderOutput o;  // reused from camera to camera

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "glint/core/error.h"
+#include "glint/train/run_options.h"
 #include "glint/view/light_setups_json.h"
 #include "glint/view/model_publisher.h"
 #include "glint/view/scene_json.h"
@@ -19,7 +20,10 @@ namespace {
 // last step always, and an interrupted run's last model once more with its state.
 class LiveObserver final : public RunObserver {
  public:
-  LiveObserver(view::Site& site, double every_s) : pub_(site, every_s, {}, view::AoBaking::Background) {}
+  LiveObserver(view::Site& site, double every_s, bool antialiased)
+      : pub_(site, every_s, {}, view::AoBaking::Background) {
+    pub_.mark_antialiased(antialiased);
+  }
 
   void wait_published() { pub_.wait_published(); }
 
@@ -68,7 +72,8 @@ TrainLiveView::TrainLiveView(const TrainArgs& a, const Dataset& data) : impl_(st
   site.add("/favicon.ico", "", "image/x-icon");
   // Until the first step the page waits: version 0 and a status that says a run is coming.
   site.publish({}, "{\"live\": true, \"state\": \"starting\"}");
-  impl_->publisher = std::make_unique<LiveObserver>(site, a.view_every_s);
+  impl_->publisher =
+      std::make_unique<LiveObserver>(site, a.view_every_s, resolve_train_options(a.run, data).antialiased);
   try {
     impl_->server = std::make_unique<view::Server>(site, view::ServeOptions{a.view_host, a.view_port});
   } catch (const Error& e) {  // the server's message names --port / --host

@@ -33,6 +33,9 @@ struct GaussianModel {
   std::vector<float> opacity_logits;  // [N]
   std::vector<float> sh_dc;           // [N,3]
   std::vector<float> sh_rest;         // [N,15,3]: index (i*15 + k)*3 + channel
+  // Trained with the Mip-Splatting 2D filter (--antialiased), so rendered with it: a PLY
+  // comment line, which other readers skip (io/ply.h).
+  bool antialiased = false;
 
   std::size_t size() const { return opacity_logits.size(); }
   void resize(std::size_t n) { resize_splat_arrays(*this, n); }

@@ -96,7 +96,14 @@ Header parse_header(std::string_view data, const std::string& name) {
     const auto w = split_words(line);
     if (w.empty()) continue;
     const std::string where = "PLY header line " + std::to_string(line_no) + " " + quote(line);
-    if (w[0] == "comment" || w[0] == "obj_info") continue;
+    if (w[0] == "comment") {
+      const std::size_t at = line.find("comment") + 7;
+      std::string_view text = line.substr(at);
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      h.comments.emplace_back(text);
+      continue;
+    }
+    if (w[0] == "obj_info") continue;
     if (w[0] == "end_header") {
       if (!have_format) throw Error(name, "PLY header has no format line");
       h.body_offset = pos;

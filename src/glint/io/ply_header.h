@@ -34,6 +34,7 @@ struct Header {
   Format format = Format::BinaryLittleEndian;
   std::vector<Element> elements;
   std::size_t body_offset = 0;  // first byte after the end_header line
+  std::vector<std::string> comments;  // the text after "comment ", in order
 };
 
 // Parses the header at the start of `data`; throws glint::Error(name, ...) if it is not one.

@@ -279,6 +279,8 @@ GaussianModel read_ply_bytes(const std::string& data, const std::string& name) {
   GaussianModel m;
   const std::vector<Target> targets = map_vertex(h.elements[vertex], m, name);
   ply::read_vertex_body(data, h, vertex, targets, [&m](std::size_t n) { m.resize(n); }, name);
+  for (const std::string& c : h.comments)
+    if (c == kPlyAntialiasedComment) m.antialiased = true;
   return m;
 }
 

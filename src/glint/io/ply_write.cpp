@@ -14,7 +14,9 @@ namespace {
 
 std::string header(const GaussianModel& m) {
   const int rest = sh_rest_count(m.sh_degree) * 3;
-  std::string h = "ply\nformat binary_little_endian 1.0\nelement vertex " + std::to_string(m.size()) + "\n";
+  std::string h = "ply\nformat binary_little_endian 1.0\n";
+  if (m.antialiased) h += "comment " + std::string(kPlyAntialiasedComment) + "\n";
+  h += "element vertex " + std::to_string(m.size()) + "\n";
   auto prop = [&](const std::string& n) { h += "property float " + n + "\n"; };
   for (const char* n : {"x", "y", "z", "nx", "ny", "nz", "f_dc_0", "f_dc_1", "f_dc_2"}) prop(n);
   for (int j = 0; j < rest; ++j) prop("f_rest_" + std::to_string(j));

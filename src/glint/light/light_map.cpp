@@ -8,11 +8,15 @@
 
 namespace glint {
 
+int light_map_guard_px(const LightMapParams& p) {
+  return p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
+}
+
 LightViews make_light_map_views(const Light& light, const SceneBounds& bounds, const LightMapParams& p,
                                 const char* what) {
   if (p.pcf_kernel < 1 || p.pcf_kernel % 2 == 0) throw Error(std::string(what) + ": PCF kernel must be odd and >= 1");
   if (!(p.face_switch >= 0 && p.face_switch < 0.5)) throw Error(std::string(what) + ": face switch must be in [0, 0.5)");
-  int guard = p.pcf_kernel / 2 + static_cast<int>(std::ceil(p.normal_offset)) + 2;
+  const int guard = light_map_guard_px(p);
   const bool cube = light.type == LightType::Point ||
                     (light.type == LightType::Spot && light.cone_angle > 2 * std::numbers::pi / 3);
   const int switch_px = cube ? static_cast<int>(std::ceil(p.face_switch * p.resolution / 2.0)) : 0;

@@ -70,6 +70,13 @@ LightViews make_light_views(const Light& light, const SceneBounds& b, int res, i
   return v;
 }
 
+int spot_map_resolution(int resolution, double cone_angle, int guard_px) {
+  // Texel solid angle at the map's centre, (2 tan(h) / side)^2, equal to 4 pi / (6 res^2).
+  const double side = resolution * 2 * std::tan(0.5 * cone_angle) / std::sqrt(4 * std::numbers::pi / 6);
+  const int lo = std::min(resolution, 4 * guard_px + 8);
+  return std::clamp(static_cast<int>(std::lround(side)), lo, resolution);
+}
+
 int LightViews::face_of(Vec3d x) const {
   if (kind == LightViewKind::Cube) {
     const Vec3d d = faces[0].center();

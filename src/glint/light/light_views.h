@@ -42,6 +42,14 @@ struct LightViews {
 LightViews make_light_views(const Light& light, const SceneBounds& bounds, int resolution, int guard_px,
                             double sun_distance_factor = 1000.0);
 
+// The side of a perspective spot shadow map for a `resolution` (a cube face's side): its
+// texels at the centre subtend the mean solid angle of a cube face's (4 pi / 6 over
+// resolution^2), so that the biases, which are in texels, and the map's detail mean for a
+// spot what they mean for a point light. A spot's cone is far narrower than a cube face's
+// 90 degrees: at the same side its texels would be several times finer, finer than the
+// splats' depth noise (acne). At least 4 guard bands plus 8 texels, at most `resolution`.
+int spot_map_resolution(int resolution, double cone_angle, int guard_px);
+
 // A camera at `eye` looking along `forward`, with an "up" chosen deterministically from
 // the world axes least aligned with `forward`.
 Camera look_camera(Vec3d eye, Vec3d forward, int resolution, double focal_px);

@@ -8,7 +8,7 @@
 namespace glint {
 
 PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, const Camera& camera,
-                              float alpha_threshold) {
+                              float alpha_threshold, bool antialiased) {
   GaussianModel offsets = model;
   offsets.sh_degree = 0;
   const Vec3d eye = camera.center();
@@ -25,6 +25,7 @@ PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, cons
   rs.for_backward = false;
   rs.want_alpha = true;
   rs.want_normal = true;
+  rs.antialiased = antialiased;
   const RenderOutput out = backend.forward(offsets, camera, rs);
   const int w = camera.width, h = camera.height;
   PlaneDepth pd{ImageF(w, h, 1), ImageF(w, h, 3)};

@@ -127,15 +127,22 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
   res.ms_per_step = res.steps_this_run > 0 ? 1000.0 * res.train_time_s / static_cast<double>(res.steps_this_run) : 0.0;
 
   const std::string ply = (fs::path(paths_.out) / "scene.ply").string();
+  // The files say how the model is to be rendered (a copy only when that adds to it).
+  auto save_trained = [&](const std::string& path) {
+    if (!train_.antialiased) return save_model(path, trainer.model());
+    GaussianModel m = trainer.model();
+    m.antialiased = true;
+    save_model(path, m);
+  };
   if (res.interrupted) {
     save_ckpt();
-    save_model(ply, trainer.model());
+    save_trained(ply);
     observer.on_finish(res);
     return res;
   }
 
-  save_model(ply, trainer.model());
-  if (options_.write_splat) save_model((fs::path(paths_.out) / "scene.splat").string(), trainer.model());
+  save_trained(ply);
+  if (options_.write_splat) save_trained((fs::path(paths_.out) / "scene.splat").string());
   std::vector<Camera> cams;
   for (const auto* split : {&data_.train, &data_.test})
     for (const View& v : *split) cams.push_back(v.camera);

@@ -16,7 +16,8 @@ constexpr long kLightableDistortionFrom = 1000;
 
 // What measured best on the relight benchmark (docs/LIGHTING.md): flat splats whose
 // normals agree with the rendered depth away from its edges, concentrated along each ray (depth distortion),
-// with a coverage that does not lean on the background colour (random background). The
+// with a coverage that does not lean on the background colour (random background), and the
+// Mip-Splatting 2D filter, with which the splats fit the captures' soft silhouettes. The
 // regularisers start later in short schedules so that the first densifications see an
 // unconstrained fit.
 void apply_lightable(TrainOptions& t, long schedule_steps, const std::set<std::string>& user) {
@@ -29,6 +30,7 @@ void apply_lightable(TrainOptions& t, long schedule_steps, const std::set<std::s
   if (free(n::kDistortionWeight)) t.distortion_weight = kLightableDistortionWeight;
   if (free(n::kDistortionFrom)) t.distortion_from = std::min<long>(kLightableDistortionFrom, schedule_steps / 3);
   t.random_background = true;
+  t.antialiased = true;
 }
 }  // namespace
 

@@ -25,11 +25,12 @@ std::string encode_model_blob(const GaussianModel& m) {
   const int deg = m.sh_degree;
   const auto rest = static_cast<std::size_t>(sh_rest_count(deg));
   std::string out;
-  out.reserve(16 + n * (14 + rest * 3) * sizeof(float));
+  out.reserve(20 + n * (14 + rest * 3) * sizeof(float));
   out.append("GLVW", 4);
   put_u32(out, kModelBlobVersion);
   put_u32(out, static_cast<std::uint32_t>(n));
   put_u32(out, static_cast<std::uint32_t>(deg));
+  put_u32(out, m.antialiased ? kModelBlobAntialiased : 0u);
   put_floats(out, m.means.data(), n * 3);
   put_floats(out, m.log_scales.data(), n * 3);
   put_floats(out, m.quats.data(), n * 4);

@@ -103,9 +103,15 @@ bool ModelPublisher::due(bool force) const {
   return !published_any_ || force || every_s_ <= 0 || clock_() - last_s_ >= every_s_;
 }
 
-bool ModelPublisher::offer(const GaussianModel& m, const LiveStatus& s, bool force) {
+bool ModelPublisher::offer(const GaussianModel& offered, const LiveStatus& s, bool force) {
   const double now = clock_();
   if (published_any_ && !force && every_s_ > 0 && now - last_s_ < every_s_) return false;
+  GaussianModel marked;
+  if (antialiased_ && !offered.antialiased) {
+    marked = offered;
+    marked.antialiased = true;
+  }
+  const GaussianModel& m = antialiased_ && !offered.antialiased ? marked : offered;
   const nlohmann::json status = {{"live", true},   {"state", s.state},         {"step", s.step},
                                  {"steps", s.steps}, {"splats", m.size()},     {"loss", s.loss},
                                  {"test_psnr", s.test_psnr}};

@@ -41,6 +41,9 @@ class ModelPublisher {
 
   // Returns whether it published. The first offer is always published.
   bool offer(const GaussianModel& m, const LiveStatus& s, bool force = false);
+  // Every model offered from now on is marked GaussianModel::antialiased (a run trained with
+  // the 2D filter: the session's model does not carry the mark).
+  void mark_antialiased(bool on) { antialiased_ = on; }
   // Whether an offer now would publish (so a caller can skip fetching the model).
   bool due(bool force = false) const;
 
@@ -57,6 +60,7 @@ class ModelPublisher {
   Clock clock_;
   double last_s_ = 0;
   bool published_any_ = false;
+  bool antialiased_ = false;
   long published_step_ = -1;
   std::string published_state_;
   struct Baker;

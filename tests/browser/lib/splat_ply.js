@@ -34,12 +34,15 @@ export function randomSplats({ count, lo, hi, shDegree, seed }) {
   return { shDegree, splats };
 }
 
-export function writeSplatPly(path, { shDegree, splats }) {
+// `comments`: header comment lines (io/ply.h: "glint antialiased" marks a model trained
+// with the 2D filter).
+export function writeSplatPly(path, { shDegree, splats }, comments = []) {
   const rest = (shDegree + 1) * (shDegree + 1) - 1;
   const props = ['x', 'y', 'z', 'nx', 'ny', 'nz', 'f_dc_0', 'f_dc_1', 'f_dc_2'];
   for (let j = 0; j < rest * 3; ++j) props.push(`f_rest_${j}`);
   props.push('opacity', 'scale_0', 'scale_1', 'scale_2', 'rot_0', 'rot_1', 'rot_2', 'rot_3');
-  const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${splats.length}\n` +
+  const header = `ply\nformat binary_little_endian 1.0\n` + comments.map((c) => `comment ${c}\n`).join('') +
+    `element vertex ${splats.length}\n` +
     props.map((p) => `property float ${p}\n`).join('') + 'end_header\n';
   const body = new Float32Array(splats.length * props.length);
   let o = 0;

@@ -64,6 +64,14 @@ function lookCamera(eye, forward, res, f) {
 const kCubeAxes = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
 const kCubeDowns = [[0, 0, -1], [0, 0, -1], [0, 0, -1], [0, 0, -1], [0, 1, 0], [0, -1, 0]];
 
+// light/light_views.h spot_map_resolution: a spot's shadow map has texels at its centre of
+// the mean solid angle of a cube face's at `res`.
+export function spotMapResolution(res, coneRad, guard) {
+  const side = res * 2 * Math.tan(0.5 * coneRad) / Math.sqrt(4 * Math.PI / 6);
+  const lo = Math.min(res, 4 * guard + 8);
+  return Math.min(res, Math.max(lo, Math.round(side)));
+}
+
 // { kind: 'cube' | 'perspective' | 'ortho', faces: [camera], guard } for a light of
 // lights_state.js and map parameters as above.
 export function lightViews(light, bounds, params) {

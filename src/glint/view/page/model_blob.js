@@ -1,16 +1,17 @@
 // Reads the model blob of src/glint/view/model_blob.h.
 export function parseModelBlob(buffer) {
-  const head = new DataView(buffer, 0, Math.min(buffer.byteLength, 16));
-  if (buffer.byteLength < 16 || String.fromCharCode(head.getUint8(0), head.getUint8(1), head.getUint8(2), head.getUint8(3)) !== 'GLVW')
+  const head = new DataView(buffer, 0, Math.min(buffer.byteLength, 20));
+  if (buffer.byteLength < 20 || String.fromCharCode(head.getUint8(0), head.getUint8(1), head.getUint8(2), head.getUint8(3)) !== 'GLVW')
     throw new Error('model.bin: not a Glint view blob');
   const version = head.getUint32(4, true);
-  if (version !== 1) throw new Error(`model.bin: version ${version}, this page reads 1`);
+  if (version !== 2) throw new Error(`model.bin: version ${version}, this page reads 2`);
   const n = head.getUint32(8, true);
   const shDegree = head.getUint32(12, true);
+  const flags = head.getUint32(16, true);
   const rest = (shDegree + 1) * (shDegree + 1) - 1;
   const floats = n * (14 + rest * 3);
-  if (shDegree > 3 || buffer.byteLength !== 16 + floats * 4) throw new Error('model.bin: size does not match its header');
-  let at = 16;
+  if (shDegree > 3 || buffer.byteLength !== 20 + floats * 4) throw new Error('model.bin: size does not match its header');
+  let at = 20;
   const take = (count) => {
     const a = new Float32Array(buffer, at, count);
     at += count * 4;
@@ -19,6 +20,7 @@ export function parseModelBlob(buffer) {
   return {
     count: n,
     shDegree,
+    antialiased: (flags & 1) !== 0,  // the Mip-Splatting 2D filter, as render/project.h
     means: take(n * 3),
     logScales: take(n * 3),
     quats: take(n * 4),

@@ -11,8 +11,8 @@
 // the model changed; `renders` counts the re-renders per light id for the tests.
 import { MODE_ALPHA, MODE_DEPTH } from './splat_shaders.js';
 import { kNearPlane } from './splat_renderer.js';
-import { fibonacciDirections, kAoParams, kEnvSunResolution, kShadowMapParams, kTransmittanceParams, lightViews }
-  from './light_views.js';
+import { fibonacciDirections, kAoParams, kEnvSunResolution, kShadowMapParams, kTransmittanceParams, lightViews,
+         spotMapResolution } from './light_views.js';
 import { countBelow, lightOrder, transmittancePlanes } from './light_sort.js';
 
 const kMaxPlaneFloats = 256;  // u_planeZ of the lamp shader: 64 vec4
@@ -107,7 +107,11 @@ export class ShadowMaps {
   }
 
   renderShadowMap(light, p = light.envSun ? { ...kShadowMapParams, resolution: kEnvSunResolution } : kShadowMapParams) {
-    const views = lightViews(light, this.bounds, p);
+    let views = lightViews(light, this.bounds, p);
+    if (views.kind === 'perspective') {  // a spot: texels of a cube face's solid angle, as light/shadow_map.cpp
+      p = { ...p, resolution: spotMapResolution(p.resolution, light.coneDeg * Math.PI / 180, views.guard) };
+      views = lightViews(light, this.bounds, p);
+    }
     const texture = this.allocate(p.resolution, views.faces.length, this.gl.RGBA32F);
     this.withOrders(() => views.faces.forEach((cam, f) => {
       const { order } = lightOrder(this.model.means, cam, kNearPlane);

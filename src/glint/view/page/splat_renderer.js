@@ -183,6 +183,7 @@ export class SplatRenderer {
     gl.uniform1i(u.u_stride, this.stride);
     gl.uniform1i(u.u_texWidth, this.texWidth);
     gl.uniform1i(u.u_shDegree, this.model.shDegree);
+    gl.uniform1i(u.u_antialiased, this.model.antialiased ? 1 : 0);
     gl.uniform1i(u.u_mode, mode);
     const R = cam.R;
     gl.uniform3f(u.u_R0, R[0], R[1], R[2]);

@@ -32,6 +32,7 @@ uniform int u_mode;
 uniform vec3 u_R0, u_R1, u_R2;  // rows of the world-to-camera rotation
 uniform vec3 u_t;
 uniform vec3 u_campos;
+uniform int u_antialiased;  // the Mip-Splatting 2D filter's opacity compensation (render/project.h)
 uniform vec4 u_intr;  // fx fy cx cy (pixels, centres at +0.5)
 uniform vec4 u_lim;   // Jacobian clamp of x/z and y/z: -neg_x, pos_x, -neg_y, pos_y
 uniform vec2 u_size;  // width, height in pixels
@@ -165,6 +166,10 @@ void main() {
   float det = ad * cd - b * b;
   if (!(det > 0.0) || isinf(det) || isnan(det)) { cull(); return; }
   float op = 1.0 / (1.0 + exp(-opacityLogit));
+  if (u_antialiased == 1) {
+    float r = (a * c - b * b) / det;
+    op *= r > 0.0 ? sqrt(r) : 0.0;
+  }
   if (!(op >= kMinAlpha)) { cull(); return; }
   float inv = 1.0 / det;
   p_conic_op = vec4(cd * inv, -b * inv, ad * inv, op);
