@@ -38,6 +38,18 @@ bool bitwise_equal(SplatSet& a, SplatSet& b) {
 
 }  // namespace
 
+// A viewer renders a checkpoint's model with the 2D filter when its run was trained with it.
+TEST(TrainCheckpoint, ModelIsMarkedAntialiasedByItsRunsOptions) {
+  TrainCheckpoint c = sample_checkpoint(3);
+  EXPECT_FALSE(checkpoint_model(c).antialiased);
+  c.options_json = R"({"antialiased":false,"strategy":"adc"})";
+  EXPECT_FALSE(checkpoint_model(c).antialiased);
+  c.options_json = R"({"antialiased":true,"strategy":"adc"})";
+  const GaussianModel m = checkpoint_model(c);
+  EXPECT_TRUE(m.antialiased);
+  EXPECT_EQ(m.means, c.splats.model.means);
+}
+
 TEST(TrainCheckpoint, RoundTripIsExact) {
   glint::test::TempDir dir;
   TrainCheckpoint c = sample_checkpoint(9);

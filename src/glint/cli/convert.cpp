@@ -30,8 +30,9 @@ void run_convert(const ConvertOptions& o) {
     GaussianModel colour_only = m;
     colour_only.sh_degree = 0;  // .splat holds the DC colour only
     save_model(o.out, colour_only);
-    std::printf("wrote %s: %zu splats (SH degree 0%s)\n", o.out.c_str(), m.size(),
-                m.sh_degree > 0 ? "; view-dependent colour dropped" : "");
+    std::printf("wrote %s: %zu splats (SH degree 0%s%s)\n", o.out.c_str(), m.size(),
+                m.sh_degree > 0 ? "; view-dependent colour dropped" : "",
+                m.antialiased ? "; .splat cannot say the model was trained with the 2D filter: render it with --antialiased" : "");
   } else {
     save_model(o.out, m);
     std::printf("wrote %s: %zu splats (SH degree %d)\n", o.out.c_str(), m.size(), m.sh_degree);

@@ -55,6 +55,7 @@ void print_model_info(const std::string& path) {
   row("file size", ec ? "unknown" : human_size(size));
   row("splats", std::to_string(st.count));
   row("SH degree", std::to_string(st.sh_degree));
+  row("2D filter", m.antialiased ? "yes (trained with --antialiased; rendered with it)" : "no");
   if (st.count == 0) return;
   row("bounds", per_axis(st.bounds_min, st.bounds_max));
   row("bounds 1-99%", per_axis(st.robust_min, st.robust_max));

@@ -42,7 +42,7 @@ RunFolderModel load_candidate(const Candidate& c) {
   RunFolderModel m;
   m.path = c.path;
   m.mtime = c.mtime;
-  m.model = fs::path(c.path).extension() == ".glintckp" ? load_checkpoint(c.path).splats.model : load_model(c.path);
+  m.model = fs::path(c.path).extension() == ".glintckp" ? checkpoint_model(load_checkpoint(c.path)) : load_model(c.path);
   check_model_finite(m.model, c.path);
   if (m.model.size() == 0) throw Error(c.path, "has no splats to view");
   return m;

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "glint/core/error.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/byte_reader.h"
@@ -204,5 +206,12 @@ void save_checkpoint(const std::string& path, const TrainCheckpoint& ckpt) {
 }
 
 TrainCheckpoint load_checkpoint(const std::string& path) { return parse_checkpoint(read_file_bytes(path), path); }
+
+GaussianModel checkpoint_model(TrainCheckpoint ckpt) {
+  GaussianModel m = std::move(ckpt.splats.model);
+  const nlohmann::json o = nlohmann::json::parse(ckpt.options_json, nullptr, false);
+  m.antialiased = o.is_object() && o.value("antialiased", false);
+  return m;
+}
 
 }  // namespace glint

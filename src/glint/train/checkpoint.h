@@ -37,6 +37,10 @@ TrainCheckpoint parse_checkpoint(const std::string& bytes, const std::string& na
 void save_checkpoint(const std::string& path, const TrainCheckpoint& ckpt);
 TrainCheckpoint load_checkpoint(const std::string& path);
 
+// The checkpoint's model as a viewer renders it: marked antialiased when its run's options
+// say it was trained with the 2D filter (the splats themselves carry no mark).
+GaussianModel checkpoint_model(TrainCheckpoint ckpt);
+
 // FNV-1a 64 of a byte range (the checkpoint's trailer).
 std::uint64_t fnv1a64(const char* data, std::size_t size);
 
