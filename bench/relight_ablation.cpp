@@ -7,7 +7,7 @@
 // Writes each variant's relit views and its shading normals (normal_<i>.pfm) under --out.
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
 //                          [--variants "NAME;NAME;..."] [--ao-directions N] [--ao-res TEXELS]
-//                          [--shadow-bias TEXELS]
+//                          [--shadow-bias TEXELS] [--shadow-depth median|expected]
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance] "
-                 "[--variants \"NAME;NAME;...\"] [--ao-directions N] [--ao-res TEXELS] [--shadow-bias TEXELS]\n",
+                 "[--variants \"NAME;NAME;...\"] [--ao-directions N] [--ao-res TEXELS] [--shadow-bias TEXELS] "
+                 "[--shadow-depth median|expected]\n",
                  argv[0]);
     return 2;
   }
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
     if (k == "--ao-directions") opt.ao.directions = std::stoi(v);
     if (k == "--ao-res") opt.ao.resolution = std::stoi(v);
     if (k == "--shadow-bias") opt.shadow_map.constant_bias = std::stod(v);
+    if (k == "--shadow-depth") opt.shadow_map.depth = opt.ao.depth = v == "expected" ? ShadowDepth::Expected : ShadowDepth::Median;
     if (k == "--shadows")
       opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
   }

@@ -128,7 +128,9 @@ TEST(LightFringeFill, RelightLightsTheSilhouetteLikeItsSurface) {
         }
       if (surface < 0) continue;
       ++fringe;
-      EXPECT_NEAR(f[0], surface, 16) << x << "," << y;  // lit like the ground beside it
+      // lit like the ground beside it (within 20 codes: beside the box's shadow, whose
+      // edge the maps' depth definition moves by up to a texel)
+      EXPECT_NEAR(f[0], surface, 20) << x << "," << y;
       EXPECT_LT(b[0] + 60, surface) << x << "," << y;  // ambient only
     }
   EXPECT_GT(fringe, 20);  // the rim's partly covered pixels all around

@@ -74,8 +74,8 @@ void add_relight(CLI::App& app) {
       ->check(CLI::Range(16, 8192));
   std::map<std::string, ShadowDepth> depth_kinds{{"median", ShadowDepth::Median}, {"expected", ShadowDepth::Expected}};
   sub->add_option("--shadow-depth", a->opt.shadow_map.depth,
-                  "Shadow and ambient-occlusion map depth: median (where transmittance falls below 0.5) or expected "
-                  "(alpha-normalised, the definition glint view's page renders)")
+                  "Shadow and ambient-occlusion map depth: expected (alpha-normalised, the definition glint view's page "
+                  "renders; default) or median (where transmittance falls below 0.5)")
       ->transform(CLI::CheckedTransformer(depth_kinds, CLI::ignore_case));
   sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
   CLI::Option* smooth = sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
