@@ -1,5 +1,6 @@
 // The relighter renders a model as its file says it was trained: with the 2D filter for a
-// model marked antialiased (GaussianModel::antialiased), in the view and in every map.
+// model marked antialiased (GaussianModel::antialiased), in the view and in every map,
+// through the backend, which applies the mark to every render.
 #include <gtest/gtest.h>
 
 #include "glint/backend/backend.h"
@@ -33,33 +34,38 @@ ImageF coverage(const GaussianModel& m, Backend& backend, const Camera& cam, boo
 
 }  // namespace
 
-TEST(LightRelighter, AntialiasedModelIsRenderedWithTheFilter) {
+// The mechanism is the backend's: a marked model renders as the filter asked for explicitly.
+TEST(LightRelighter, MarkedModelRendersWithTheFilterOnEveryBackendCall) {
   GaussianModel m = ground_and_box();
   auto backend = make_cpu_backend();
   const Camera cam = overhead();
   const ImageF plain = coverage(m, *backend, cam, false), filtered = coverage(m, *backend, cam, true);
   ASSERT_NE(plain.data, filtered.data);  // the splats are small enough on screen for it to matter
+  m.antialiased = true;
+  EXPECT_EQ(coverage(m, *backend, cam, false).data, filtered.data);
+  EXPECT_EQ(coverage(m, *backend, cam, true).data, filtered.data);
+}
+
+TEST(LightRelighter, AntialiasedModelIsRenderedWithTheFilter) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const Camera cam = overhead();
+  const ImageF plain = coverage(m, *backend, cam, false), filtered = coverage(m, *backend, cam, true);
   RelightOptions opt;
   opt.ao.directions = 8;
   EXPECT_EQ(Relighter(m, *backend, opt).prepare(cam).alpha.data, plain.data);
-  m.antialiased = true;
-  Relighter marked(m, *backend, opt);
-  EXPECT_EQ(marked.prepare(cam).alpha.data, filtered.data);
-  // the maps too: a sun straight above sees the box as the filtered overhead view does
-  LightSetup noon;
-  noon.name = "noon";
-  noon.lights.push_back(Light::sun({0, 0, 1}, 3));
-  marked.set_setup(noon);
-  GaussianModel unmarked = m;
-  unmarked.antialiased = false;
-  RelightOptions forced = opt;
-  forced.antialiased = true;
-  Relighter by_flag(unmarked, *backend, forced);
-  by_flag.set_setup(noon);
-  const ViewGeometry g = marked.prepare(cam), h = by_flag.prepare(cam);
-  EXPECT_EQ(g.ao.data, h.ao.data);
-  EXPECT_EQ(marked.relight(g).data, by_flag.relight(h).data);
-  Relighter off(unmarked, *backend, opt);
-  off.set_setup(noon);
-  EXPECT_NE(off.relight(off.prepare(cam)).data, marked.relight(g).data);
+  GaussianModel marked = m;
+  marked.antialiased = true;
+  EXPECT_EQ(Relighter(marked, *backend, opt).prepare(cam).alpha.data, filtered.data);
+  // the maps too: a sun's shadow map and the AO maps of the marked model are not the plain ones
+  const Light sun = Light::sun({0.3, 0.2, 1}, 3);
+  ShadowMapParams sp;
+  sp.resolution = 192;
+  const SceneBounds b = bounds_of_points(m.means);
+  EXPECT_NE(render_shadow_maps(*backend, marked, {sun}, b, sp).front().depth.front().data,
+            render_shadow_maps(*backend, m, {sun}, b, sp).front().depth.front().data);
+  AoParams ap;
+  ap.directions = 4;
+  EXPECT_NE(render_ao_maps(*backend, marked, b, ap).maps.front().depth.front().data,
+            render_ao_maps(*backend, m, b, ap).maps.front().depth.front().data);
 }

@@ -22,7 +22,9 @@ struct RenderSettings {
 #define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) bool want_##name = on;
   GLINT_RENDER_OUTPUTS(GLINT_X)
 #undef GLINT_X
-  bool antialiased = false;               // Mip-Splatting 2D filter opacity compensation
+  // Mip-Splatting 2D filter opacity compensation. Every backend also applies it to a model
+  // marked GaussianModel::antialiased (trained with it), whatever this says.
+  bool antialiased = false;
   // Backward: also fill ModelGrad::mean2d_abs (AbsGS's densification statistic). Off, it is
   // left empty: its per-pixel absolute values are a noticeable part of the backward, and
   // Glint's densification does not read them.

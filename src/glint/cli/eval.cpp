@@ -44,7 +44,7 @@ void add_eval(CLI::App& app) {
     for (int c = 0; c < 3; ++c) rs.background[c] = data.background[static_cast<std::size_t>(c)];
     rs.want_alpha = false;
     rs.sh_degree = a->sh_degree;
-    rs.antialiased = a->antialiased || model.antialiased;
+    rs.antialiased = a->antialiased;  // a marked model renders with the filter anyway
     Progress progress("eval", static_cast<long>(views.size()));
     EvalReport r = evaluate(model, views, images, *backend, rs, [&](std::size_t i, const ViewScore&, const ImageF&) {
       progress.update(static_cast<long>(i + 1));

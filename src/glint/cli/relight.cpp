@@ -68,7 +68,7 @@ void add_relight(CLI::App& app) {
                   "splats (blended splat normals, smoothed by --normal-smooth) or depth (from filtered depth)")
       ->transform(CLI::CheckedTransformer(normal_modes, CLI::ignore_case));
   sub->add_flag("!--no-delight", a->opt.delight, "Keep the capture's ambient occlusion in the albedo");
-  sub->add_flag("--antialiased", a->opt.antialiased, "Mip-Splatting 2D filter (on by itself for a model whose file says it was trained with it)");
+  sub->add_flag("--antialiased", a->antialiased, "Mip-Splatting 2D filter (on by itself for a model whose file says it was trained with it)");
   sub->add_option("--shadow-res", a->opt.shadow_map.resolution,
                   "Shadow map resolution of the lamps (texels a side; an environment light's suns: --env-shadow-res)")
       ->check(CLI::Range(16, 8192));
@@ -147,6 +147,7 @@ void run_relight(const RelightArgs& args) {
     using clock = std::chrono::steady_clock;
     auto backend = open_backend(a->backend);
     GaussianModel model = load_model(a->model);
+    model.antialiased = model.antialiased || a->antialiased;  // every render of it, maps included
     CameraSource src = load_cameras(a->cameras, a->split, a->flags);
     std::vector<LightSetup> setups = read_lights_files(a->lights);
     std::vector<std::string> names;

@@ -14,6 +14,7 @@ struct RelightArgs {
   DatasetFlags flags;
   RelightOptions opt;
   bool force = false;
+  bool antialiased = false;   // render the model with the 2D filter (marks it, as its file would)
   bool write_albedo = false;  // also <out>/albedo/r_<i>.png: the de-lit albedo each view is shaded with
   std::string backend = "auto";
 };

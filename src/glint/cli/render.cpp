@@ -59,7 +59,7 @@ void add_render(CLI::App& app) {
     rs.for_backward = false;  // rendered, never differentiated
     for (int c = 0; c < 3; ++c) rs.background[c] = src.background[static_cast<std::size_t>(c)];
     rs.sh_degree = a->sh_degree;
-    rs.antialiased = a->antialiased || model.antialiased;
+    rs.antialiased = a->antialiased;  // a marked model renders with the filter anyway
     set_wanted_outputs(aov, rs);
     Progress progress("render", static_cast<long>(src.cameras.size()));
     RenderOutput o;  // reused from camera to camera

@@ -38,7 +38,6 @@ AoMaps render_ao_maps(Backend& backend, const GaussianModel& model, const SceneB
   sp.slope_bias = p.slope_bias;
   sp.normal_offset = p.normal_offset;
   sp.depth = p.depth;
-  sp.antialiased = p.antialiased || model.antialiased;
   for (const Vec3d& d : fibonacci_directions(p.directions, p.hemisphere_only, p.up)) ao.directions.push_back(Light::sun(d, 1));
   ao.maps = render_shadow_maps(backend, model, ao.directions, bounds, sp);
   return ao;

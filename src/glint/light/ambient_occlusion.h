@@ -31,7 +31,6 @@ struct AoParams {
   double constant_bias = 2.0, slope_bias = 6.0, normal_offset = 0.5;
   ShadowDepth depth = ShadowDepth::Median;  // what a map texel holds (shadow_map.h)
   bool hemisphere_only = false;  // only directions with d.up >= 0
-  bool antialiased = false;      // LightMapParams::antialiased
   Vec3d up{0, 0, 1};
 };
 

@@ -23,10 +23,6 @@ struct LightMapParams {
   // depths, exact for a surface facing the face's axis and off by up to a splat's extent
   // for one seen at 45 degrees, which the biases do not cover next to a face border.
   double face_switch = 0.1;
-  // The splats rendered with the Mip-Splatting 2D filter's opacity compensation, as a
-  // model trained with it (--antialiased) is rendered; on whenever the model says so
-  // (GaussianModel::antialiased).
-  bool antialiased = false;
 };
 
 // The light's face cameras for a map with these parameters, with a guard band of the PCF

@@ -8,7 +8,7 @@
 namespace glint {
 
 PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, const Camera& camera,
-                              float alpha_threshold, bool antialiased) {
+                              float alpha_threshold) {
   GaussianModel offsets = model;
   offsets.sh_degree = 0;
   const Vec3d eye = camera.center();
@@ -24,8 +24,7 @@ PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, cons
   RenderSettings rs;  // black background: rgb is sum w_i |d_i|
   rs.for_backward = false;
   rs.want_alpha = true;
-  rs.want_normal = true;
-  rs.antialiased = antialiased;
+  rs.want_normal = true;  // the copy keeps the model's 2D filter mark
   const RenderOutput out = backend.forward(offsets, camera, rs);
   const int w = camera.width, h = camera.height;
   PlaneDepth pd{ImageF(w, h, 1), ImageF(w, h, 3)};

@@ -26,6 +26,6 @@ struct PlaneDepth {
 };
 
 PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, const Camera& camera,
-                              float alpha_threshold, bool antialiased = false);
+                              float alpha_threshold);
 
 }  // namespace glint

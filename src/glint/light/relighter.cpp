@@ -27,10 +27,6 @@ SceneBounds robust_bounds(const GaussianModel& model) {
 
 Relighter::Relighter(const GaussianModel& model, Backend& backend, const RelightOptions& options)
     : model_(model), backend_(backend), options_(options), bounds_(robust_bounds(model)) {
-  // Every map renders the splats as the views do, with the 2D filter when the model was
-  // trained with it.
-  options_.antialiased = options_.antialiased || model.antialiased;
-  options_.shadow_map.antialiased = options_.transmittance.antialiased = options_.ao.antialiased = options_.antialiased;
   if (options_.delight) ao_maps_ = std::make_unique<AoMaps>(render_ao_maps(backend_, model_, bounds_, options_.ao));
 }
 
@@ -39,7 +35,6 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   rs.for_backward = false;  // rendered, never differentiated
   rs.want_alpha = true;
   rs.want_depth = true;
-  rs.antialiased = options_.antialiased;
   rs.want_normal = options_.normals != NormalSource::kDepth;
   RenderOutput out = backend_.forward(model_, camera, rs);
   const int w = camera.width, h = camera.height;
@@ -83,7 +78,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
   if (options_.normals == NormalSource::kFit && options_.fit_depth == FitDepth::kPlanar) {
     // Where no blended plane faces the ray the pixel keeps the expected depth's position.
-    PlaneDepth pd = render_plane_depth(model_, backend_, camera, options_.alpha_threshold, options_.antialiased);
+    PlaneDepth pd = render_plane_depth(model_, backend_, camera, options_.alpha_threshold);
 #pragma omp parallel for schedule(static)
     for (std::size_t p = 0; p < np; ++p)
       if (g.depth.data[p] <= 0) {

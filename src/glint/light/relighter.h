@@ -43,9 +43,6 @@ struct RelightOptions {
   NormalFilterParams normal_filter;  // kSplats, kDepth: smoothing of the shading normals; sigma 0 = off
   PlaneFitParams plane_fit;          // kFit
   FitDepth fit_depth = FitDepth::kPlanar;  // kFit
-  // The views and every map rendered with the Mip-Splatting 2D filter; on whenever the model
-  // says it was trained with it (GaussianModel::antialiased). Sets the maps' own flags.
-  bool antialiased = false;
   ShadowMapParams shadow_map;
   TransmittanceParams transmittance;
   AoParams ao;

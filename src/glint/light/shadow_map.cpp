@@ -22,7 +22,6 @@ std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel&
   std::vector<Camera> faces;
   for (std::size_t l = 0; l < lights.size(); ++l) {
     if (params[l].depth != params.front().depth) throw Error("shadow maps: one batch has one depth definition");
-    if (params[l].antialiased != params.front().antialiased) throw Error("shadow maps: one batch has one splat filter");
     maps[l].params = params[l];
     maps[l].views = make_light_map_views(lights[l], bounds, maps[l].params, "shadow map");
     if (maps[l].views.kind == LightViewKind::Perspective) {  // a spot: texels of a cube face's solid angle
@@ -40,7 +39,6 @@ std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel&
   s.want_depth = depth == ShadowDepth::Expected;
   s.want_median_depth = depth == ShadowDepth::Median;
   s.median_depth_only = s.want_median_depth;
-  s.antialiased = model.antialiased || (!params.empty() && params.front().antialiased);
   std::vector<RenderOutput> outs;
   backend.forward_views(model, faces, s, outs);
   std::size_t next = 0;

@@ -36,7 +36,6 @@ TransmittanceMap render_transmittance_map(Backend& backend, const GaussianModel&
   s.for_backward = false;  // rendered, never differentiated
   s.sh_degree = 0;         // only coverage and depth are read: no view-dependent colour to evaluate
   s.want_alpha = true;
-  s.antialiased = p.antialiased || model.antialiased;
   const std::size_t nall = model.size();
   std::vector<double> z(nall);
   for (const Camera& cam : tm.views.faces) {

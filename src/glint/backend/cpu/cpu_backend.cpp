@@ -159,7 +159,9 @@ void check_camera(const Camera& camera) {
 }
 
 void CpuBackend::render(CpuForwardState& st, const GaussianModel& model, const Camera& camera,
-                        const RenderSettings& settings, RenderOutput& out, int threads) {
+                        const RenderSettings& asked, RenderOutput& out, int threads) {
+  RenderSettings settings = asked;  // the backward reads them back from the state
+  settings.antialiased = asked.antialiased || model.antialiased;
   stage::frame(st, model, camera, settings);
   out.radii.resize(st.n);  // projection writes every splat's
   stage::project(st, model, camera, settings, out.radii.data(), threads);

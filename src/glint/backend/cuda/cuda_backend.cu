@@ -160,10 +160,11 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
   st->width = camera.width;
   st->height = camera.height;
   st->settings = settings;
+  st->settings.antialiased = settings.antialiased || model.antialiased;
   const int degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
   forward_time_.begin();
   cuda::forward_frame(render::make_view<float>(camera, settings.near_plane), st->geometry(), degree,
-                      settings.antialiased, settings.background, st->frame, cuda::device_aov_flags(settings),
+                      st->settings.antialiased, settings.background, st->frame, cuda::device_aov_flags(settings),
                       settings.median_depth_only);
   forward_time_.end();
 
