@@ -69,3 +69,31 @@ TEST(LightRelighter, AntialiasedModelIsRenderedWithTheFilter) {
   EXPECT_NE(render_ao_maps(*backend, marked, b, ap).maps.front().depth.front().data,
             render_ao_maps(*backend, m, b, ap).maps.front().depth.front().data);
 }
+
+// Seen from above, the box's silhouette pixels blend its top (z = 0.8) with the ground
+// (z = 0): their expected depth lies between, in the air; the relighter puts them on the
+// surface that covers them first, at the median depth.
+TEST(LightRelighter, SilhouettePixelsAreShadedOnASurfaceNotBetweenTwo) {
+  const GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  Camera cam = overhead();
+  cam.cx = cam.cy = 24.5;  // the box's edges across the middle of pixels
+  RelightOptions opt;
+  opt.ao.directions = 4;
+  const auto in_the_air = [&](const RelightOptions& o) {
+    const ViewGeometry g = Relighter(m, *backend, o).prepare(cam);
+    int n = 0, surface = 0;
+    for (std::size_t p = 0; p < g.depth.data.size(); ++p) {
+      if (!(g.depth.data[p] > 0)) continue;
+      ++surface;
+      const float z = g.position.data[3 * p + 2];
+      n += z > 0.05f && z < kBoxHi - 0.05f;
+    }
+    EXPECT_GT(surface, 400);
+    return n;
+  };
+  EXPECT_EQ(in_the_air(opt), 0);
+  RelightOptions expected = opt;
+  expected.mixed_depth = 0;
+  EXPECT_GT(in_the_air(expected), 10);
+}

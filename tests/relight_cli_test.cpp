@@ -218,3 +218,25 @@ TEST(RelightCli, NormalOptionsBelongToTheirMode) {
     EXPECT_TRUE(fs::exists(out + "/noon/r_0.png"));
   }
 }
+
+// --mixed-depth is a fraction of the depth: outside [0, 1] a usage error naming it; 0
+// (the expected depth everywhere, as glint view's page) relights.
+TEST(RelightCli, MixedDepthIsAFraction) {
+  TempDir d;
+  write_ply(d.str("scene.ply"), ground_and_box());
+  write_cameras_json(d.str("cameras.json"), {top_camera()});
+  write_file(d.str("lights.json"),
+             R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
+  const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
+                           d.str("lights.json") + "' --backend cpu --ao-directions 8 -o '";
+  for (const char* bad : {"' --mixed-depth -0.1", "' --mixed-depth 1.5", "' --mixed-depth x"}) {
+    SCOPED_TRACE(bad);
+    CommandResult r = run_glint(base + d.str("bad") + bad);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.substr(0, r.err.find('\n')).find("--mixed-depth"), std::string::npos) << r.err;  // the first line
+    EXPECT_FALSE(fs::exists(d.str("bad")));
+  }
+  CommandResult r = run_glint(base + d.str("ok") + "' --mixed-depth 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(d.str("ok") + "/noon/r_0.png"));
+}

@@ -1,8 +1,9 @@
 // PSNR of the viewer page's lit view against `glint relight` at every test camera of a
 // dataset, per light setup, for any model (lit.test.js does the same on its own scene):
 //   node tests/browser/parity_lit.js MODEL DATASET LIGHTS.json [glint relight flags...]
-// The page de-lights as glint relight does and renders expected-depth maps, so pass
-// --shadow-depth expected for like-for-like; --shadows (default pcf), --no-delight and
+// The page de-lights as glint relight does, renders expected-depth maps and puts every
+// pixel at its expected depth, so pass --shadow-depth expected --mixed-depth 0 for
+// like-for-like; --shadows (default pcf), --no-delight and
 // --normals splats (with --normal-smooth 0: the page's raw normals) are also applied to the
 // page. Setups the page has no light of are skipped (environment
 // lights of a live model, which glint view does not split).

@@ -89,6 +89,11 @@ void add_relight(CLI::App& app) {
                   "--normals fit: the positions the planes are fitted to: planar (on the splats' own planes, the blended "
                   "plane along each pixel's ray; default) or expected (the blended centre depths)")
       ->transform(CLI::CheckedTransformer(fit_depths, CLI::ignore_case));
+  sub->add_option("--mixed-depth", a->opt.mixed_depth,
+                  "Pixels whose expected depth is further than this fraction of the depth from their median depth (a "
+                  "silhouette's blend of a near and a far surface) are shaded at the median depth, on the near surface "
+                  "(0: the expected depth everywhere)")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--fringe-px", a->opt.fringe.radius_px,
                   "Silhouette pixels covered less than half take the geometry of the most covered surface pixel within "
                   "this many pixels, so that they are lit like it (0: ambient light only)")

@@ -35,6 +35,7 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   rs.for_backward = false;  // rendered, never differentiated
   rs.want_alpha = true;
   rs.want_depth = true;
+  rs.want_median_depth = options_.mixed_depth > 0;
   rs.want_normal = options_.normals != NormalSource::kDepth;
   RenderOutput out = backend_.forward(model_, camera, rs);
   const int w = camera.width, h = camera.height;
@@ -55,7 +56,12 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   }
   g.depth = out.depth;
   for (std::size_t p = 0; p < np; ++p)
-    if (g.alpha.data[p] < options_.alpha_threshold) g.depth.data[p] = 0.f;
+    if (g.alpha.data[p] < options_.alpha_threshold) {
+      g.depth.data[p] = 0.f;
+    } else if (options_.mixed_depth > 0) {
+      const float median = out.median_depth.data[p];
+      if (median > 0 && std::fabs(g.depth.data[p] - median) > options_.mixed_depth * median) g.depth.data[p] = median;
+    }
   if (options_.normals == NormalSource::kDepth) {
     ImageF guide = out.rgb;
     ImageF depth = options_.filter_depth ? joint_bilateral_depth(g.depth, guide, &g.alpha, options_.depth_filter) : g.depth;

@@ -28,7 +28,8 @@ enum class ShadowMode { kNone, kPcf, kTransmittance };
 enum class NormalSource { kFit, kSplats, kDepth };
 // kFit: the positions the planes are fitted to. kPlanar: the planar depth's
 // (light/plane_depth.h), on the splats' own planes; kExpected: the expected depth's (the
-// blended centre depths). Shading and shadow lookups use the expected depth's either way.
+// blended centre depths). Shading and shadow lookups use the surface depth either way
+// (RelightOptions::mixed_depth).
 enum class FitDepth { kPlanar, kExpected };
 
 struct RelightOptions {
@@ -51,6 +52,13 @@ struct RelightOptions {
   SurfaceInterpolation interpolation{true};
   EnvLightParams environment;       // how environment lights are split into suns + residual
   float alpha_threshold = 0.5f;     // pixels below carry no surface for geometry
+  // A pixel's surface point is at its expected depth, except where that is further than
+  // this fraction of the depth from its median depth: there the pixel blends a near and a
+  // far surface (a silhouette), and the expected depth lies between them, in the air, where
+  // shadow and AO lookups see neither; the median depth is on the surface that covers the
+  // pixel first. Elsewhere the expected depth is kept: smooth, where the median steps from
+  // splat to splat. 0: the expected depth everywhere.
+  float mixed_depth = 0.005f;
   // Silhouette pixels below alpha_threshold shaded with a neighbour's geometry
   // (light/fringe_fill.h); radius 0: they get the ambient light only.
   FringeFillParams fringe;
