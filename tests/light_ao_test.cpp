@@ -53,6 +53,7 @@ TEST(LightAo, GroundAoNearTheBoxMatchesMonteCarlo) {
   p.resolution = 192;
   p.constant_bias = 1;
   p.slope_bias = 2;
+  p.pcf_kernel = 3;  // the analytic reference's visibility is hard: a narrow filter
   auto t0 = std::chrono::steady_clock::now();
   AoMaps maps = render_ao_maps(*backend, m, bounds_of_points(m.means), p);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -91,8 +92,9 @@ TEST(LightAo, GroundAoNearTheBoxMatchesMonteCarlo) {
     EXPECT_NEAR(ambient_occlusion(dm, g, {0, 0, 1}), reference_ao(g, 20000), 0.1) << g.x << ", " << g.y;
   EXPECT_GT(ambient_occlusion(dm, {0, 0, kBoxHi}, {0, 0, 1}), 0.95);
   // Coarser maps let more of the directions grazing the wall's foot through (0.745 above at
-  // 192 texels, about 0.83 here whatever the slope bias).
+  // 192 texels, about 0.82 here).
   const double dwall = ambient_occlusion(dm, {kBoxHalf, 0, 0.55}, {1, 0, 0});
+  std::printf("[ ao ] defaults: wall %.3f\n", dwall);
   EXPECT_LT(dwall, 0.85);
   EXPECT_GT(dwall, 0.35);
 }

@@ -22,13 +22,13 @@ struct EnvLighting;
 struct AoParams {
   int directions = 64;
   int resolution = 128;
-  int pcf_kernel = 3;  // partial visibility at silhouettes instead of a flip of a whole direction
+  int pcf_kernel = 5;  // partial visibility at silhouettes instead of a flip of a whole direction
   // Texels. The normal offset moves the lookup towards occluders above the surface, a
   // bias that does not average out over directions, so it is kept small. The depth biases
-  // are what the estimate is sensitive to: in world units these equal twice a 256-texel
-  // map's old biases of 1 and 2, which scored as well on the relight benchmark as the
-  // same biases at 256 texels and better than 256 texels with half of them.
-  double constant_bias = 2.0, slope_bias = 6.0, normal_offset = 0.5;
+  // are what the estimate is sensitive to: too large, and the grazing directions of a
+  // wall's foot miss the ground they meet (AO too high where it is low, the albedo too
+  // dark); too small, and a surface occludes itself (docs/LIGHTING.md measures both).
+  double constant_bias = 2.0, slope_bias = 3.0, normal_offset = 0.5;
   ShadowDepth depth = ShadowDepth::Median;  // what a map texel holds (shadow_map.h)
   bool hemisphere_only = false;  // only directions with d.up >= 0
   Vec3d up{0, 0, 1};

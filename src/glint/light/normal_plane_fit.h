@@ -18,8 +18,11 @@ struct PlaneFitParams {
   // Samples at every stride-th pixel of every stride-th row; 0: sigma / 2 rounded (at least
   // 1), which keeps a window of about 9 x 9 samples whatever its size.
   int stride_px = 0;
-  float sigma_plane_rel = 0.003f;  // Gaussian over a sample's distance from the pixel's tangent plane, / z
-  float sigma_angle_deg = 20.f;    // Gaussian over the angle between the pixel's and the sample's splat normal
+  float sigma_plane_rel = 0.006f;  // Gaussian over a sample's distance from the pixel's tangent plane, / z
+  // Gaussian over the angle between the pixel's and the sample's splat normal: narrow
+  // enough to keep a curved surface's window (a torus tube, a sphere's facets) to the part
+  // facing the pixel's way.
+  float sigma_angle_deg = 10.f;
   // The fitted normal's share is exp(-q / planarity), the rest the guide's (the smoothed
   // splat normals), q = the samples' variance across the plane over their mean variance
   // along it: about 0 on a surface, large where the window holds a crease.

@@ -96,7 +96,7 @@ export function lightViews(light, bounds, params) {
 
 // light/ambient_occlusion.cpp: glint relight's ambient occlusion, K suns of a Fibonacci
 // lattice over the whole sphere (up = +Z), median-depth maps looked up with these biases.
-export const kAoParams = { directions: 64, resolution: 128, pcf: 3, constantBias: 2, slopeBias: 6, normalOffset: 0.5,
+export const kAoParams = { directions: 64, resolution: 128, pcf: 5, constantBias: 2, slopeBias: 3, normalOffset: 0.5,
                            minAo: 0.2 };
 
 export function fibonacciDirections(count) {

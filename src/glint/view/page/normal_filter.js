@@ -2,8 +2,8 @@
 //  * 'fit' (its default, light/normal_plane_fit.cpp): the normal of the weighted
 //    least-squares plane through the window's surface positions (sigma 4 px, half size 8,
 //    every second pixel of every second row), samples weighted by pixel distance, by their
-//    distance from the pixel's tangent plane over its depth (sigma 0.3%) and by the angle
-//    between the splat normals (sigma 20 degrees); oriented like the splat normals; where
+//    distance from the pixel's tangent plane over its depth (sigma 0.6%) and by the angle
+//    between the splat normals (sigma 10 degrees); oriented like the splat normals; where
 //    the window holds a crease (variance across the plane over the mean variance along it,
 //    q) the fit gives way to the smoothed splat normals: its share is exp(-q / 0.1);
 //  * 'smooth' (--normals splats, light/normal_filter.cpp): the normalised sum of the
@@ -14,7 +14,7 @@ import { fullscreenVertexShader } from './lighting_shaders.js';
 import { cameraCenter } from './camera.js';
 
 export const kNormalFilter = { sigmaPx: 2, radius: 4, sigmaDepthRel: 0.01, sigmaAngleDeg: 20 };
-export const kPlaneFit = { sigmaPx: 4, radius: 8, stride: 2, sigmaPlaneRel: 0.003, sigmaAngleDeg: 20, planarity: 0.1 };
+export const kPlaneFit = { sigmaPx: 4, radius: 8, stride: 2, sigmaPlaneRel: 0.006, sigmaAngleDeg: 10, planarity: 0.1 };
 export const NORMAL_MODES = ['fit', 'smooth', 'raw'];
 
 // First pass: each pixel's facing unit normal and depth (zero without a surface), so that
