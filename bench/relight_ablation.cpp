@@ -8,6 +8,9 @@
 //   bench_relight_ablation MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance]
 //                          [--variants "NAME;NAME;..."] [--ao-directions N] [--ao-res TEXELS]
 //                          [--shadow-bias TEXELS] [--shadow-depth median|expected]
+//                          [--shadow-res N] [--slope-bias T] [--normal-offset T] [--pcf N]
+//                          [--ao-bias T] [--ao-slope-bias T] [--ao-normal-offset T] [--ao-pcf N]
+//                          [--fit-px PX] [--fit-angle DEG] [--fit-plane REL] [--fit-planarity Q] [--mixed-depth REL]
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -89,7 +92,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: %s MODEL.ply RELIGHT_ROOT [--out DIR] [--shadows pcf|none|transmittance] "
                  "[--variants \"NAME;NAME;...\"] [--ao-directions N] [--ao-res TEXELS] [--shadow-bias TEXELS] "
-                 "[--shadow-depth median|expected]\n",
+                 "[--shadow-depth median|expected] [--shadow-res N] [--slope-bias T] [--normal-offset T] [--pcf N] "
+                 "[--ao-bias T] [--ao-slope-bias T] [--ao-normal-offset T] [--ao-pcf N] [--fit-px PX] [--fit-angle DEG] "
+                 "[--fit-plane REL] [--fit-planarity Q] [--mixed-depth REL]\n",
                  argv[0]);
     return 2;
   }
@@ -104,6 +109,19 @@ int main(int argc, char** argv) {
     if (k == "--ao-directions") opt.ao.directions = std::stoi(v);
     if (k == "--ao-res") opt.ao.resolution = std::stoi(v);
     if (k == "--shadow-bias") opt.shadow_map.constant_bias = std::stod(v);
+    if (k == "--ao-bias") opt.ao.constant_bias = std::stod(v);
+    if (k == "--ao-slope-bias") opt.ao.slope_bias = std::stod(v);
+    if (k == "--ao-normal-offset") opt.ao.normal_offset = std::stod(v);
+    if (k == "--ao-pcf") opt.ao.pcf_kernel = std::stoi(v);
+    if (k == "--shadow-res") opt.shadow_map.resolution = std::stoi(v);
+    if (k == "--pcf") opt.shadow_map.pcf_kernel = std::stoi(v);
+    if (k == "--slope-bias") opt.shadow_map.slope_bias = std::stod(v);
+    if (k == "--normal-offset") opt.shadow_map.normal_offset = std::stod(v);
+    if (k == "--fit-px") opt.plane_fit.sigma_spatial_px = std::stof(v);
+    if (k == "--fit-angle") opt.plane_fit.sigma_angle_deg = std::stof(v);
+    if (k == "--fit-plane") opt.plane_fit.sigma_plane_rel = std::stof(v);
+    if (k == "--fit-planarity") opt.plane_fit.planarity = std::stof(v);
+    if (k == "--mixed-depth") opt.mixed_depth = std::stof(v);
     if (k == "--shadow-depth") opt.shadow_map.depth = opt.ao.depth = v == "expected" ? ShadowDepth::Expected : ShadowDepth::Median;
     if (k == "--shadows")
       opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
