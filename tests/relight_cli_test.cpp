@@ -187,17 +187,27 @@ TEST(RelightCli, AlbedoIsTheDelitCapture) {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The ground and box seen from above under a noon sun, written into `d`; returns the
+// relight command up to its output folder's opening quote.
+std::string noon_scene(TempDir& d) {
+  write_ply(d.str("scene.ply"), ground_and_box());
+  write_cameras_json(d.str("cameras.json"), {top_camera()});
+  write_file(d.str("lights.json"),
+             R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
+  return "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
+         d.str("lights.json") + "' --backend cpu --ao-directions 8 -o '";
+}
+
+}  // namespace
+
 // The normal options belong to their mode: a smoothing sigma with the default (fit)
 // normals, or a fit window or fit depth with another mode, is one line and exit 2, not
 // ignored; each mode writes its views.
 TEST(RelightCli, NormalOptionsBelongToTheirMode) {
   TempDir d;
-  write_ply(d.str("scene.ply"), ground_and_box());
-  write_cameras_json(d.str("cameras.json"), {top_camera()});
-  write_file(d.str("lights.json"),
-             R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
-  const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
-                           d.str("lights.json") + "' --backend cpu --ao-directions 8 -o '";
+  const std::string base = noon_scene(d);
   const std::pair<const char*, const char*> bads[] = {{"' --normal-smooth 3", "--normal-smooth"},
                                                        {"' --normals depth --normal-fit-px 3", "--normal-fit-px"},
                                                        {"' --normals splats --fit-depth planar", "--fit-depth"}};
@@ -223,12 +233,7 @@ TEST(RelightCli, NormalOptionsBelongToTheirMode) {
 // (the expected depth everywhere, as glint view's page) relights.
 TEST(RelightCli, MixedDepthIsAFraction) {
   TempDir d;
-  write_ply(d.str("scene.ply"), ground_and_box());
-  write_cameras_json(d.str("cameras.json"), {top_camera()});
-  write_file(d.str("lights.json"),
-             R"({"name":"noon","ambient":{"strength":0.1},"lights":[{"type":"sun","direction_to_light":[0,0,1],"strength_W_per_m2":3}]})");
-  const std::string base = "relight '" + d.str("scene.ply") + "' --cameras '" + d.str("cameras.json") + "' --lights '" +
-                           d.str("lights.json") + "' --backend cpu --ao-directions 8 -o '";
+  const std::string base = noon_scene(d);
   for (const char* bad : {"' --mixed-depth -0.1", "' --mixed-depth 1.5", "' --mixed-depth x"}) {
     SCOPED_TRACE(bad);
     CommandResult r = run_glint(base + d.str("bad") + bad);
