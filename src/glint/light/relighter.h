@@ -68,7 +68,7 @@ struct RelightOptions {
 struct ViewGeometry {
   ImageF capture_linear;  // [H,W,3] straight (un-premultiplied) colour, linear
   ImageF alpha;           // [H,W,1]
-  ImageF depth;           // [H,W,1] z-depth, 0 = none
+  ImageF depth;           // [H,W,1] z-depth of the surface (RelightOptions::mixed_depth), 0 = none
   ImageF position;        // [H,W,3] world
   ImageF normal;          // [H,W,3] world, unit, 0 where no surface
   ImageF ao;              // [H,W,1] (1 when de-lighting is off)
