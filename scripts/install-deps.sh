@@ -14,6 +14,7 @@ packages=(
   libcpp-httplib-dev                # glint view's local HTTP server (header-only use)
   chromium                          # browser tests of the viewer page (tests/browser/)
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
+  python3-numpy python3-pil         # the relight dataset's own scorer, run by a test
 )
 
 # node and npm run the browser tests; a machine that has them from elsewhere keeps them.
