@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "glint/backend/cuda/kernels/target_kernel.h"
@@ -69,7 +70,7 @@ struct EmulatedLoss {
   }
 };
 
-double max_abs(const std::vector<float>& v) {
+double max_abs(std::span<const float> v) {
   double m = 0;
   for (float x : v) m = std::max(m, static_cast<double>(std::fabs(x)));
   return m;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
 
 #include "glint/backend/backend.h"
@@ -31,7 +32,7 @@ Result run(const GaussianModel& m, const Camera& cam, const RenderSettings& s, c
   return r;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+bool same_bits(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
@@ -277,7 +278,7 @@ TEST(RasterDeterminism, DistortionChangesNothingElse) {
   EXPECT_EQ(b.out.distortion.data.size(), std::size_t(cam.width) * std::size_t(cam.height));
   b.out.distortion = ImageF();
   // == rather than bits: a zero distortion gradient may flip the sign of a zero
-  auto same = [](const std::vector<float>& x, const std::vector<float>& y) { return x == y; };
+  auto same = [](std::span<const float> x, std::span<const float> y) { return std::ranges::equal(x, y); };
   EXPECT_TRUE(same(a.out.rgb.data, b.out.rgb.data));
   EXPECT_TRUE(same(a.out.depth.data, b.out.depth.data));
   EXPECT_TRUE(same(a.out.normal.data, b.out.normal.data));

@@ -27,8 +27,8 @@ bool skip_without_gpu() {
   if (std::getenv("GLINT_REQUIRE_GPU")) ADD_FAILURE() << "no CUDA device, and GLINT_REQUIRE_GPU is set";
   return true;
 }
-template <class T>
-cuda::DeviceBuffer<T> upload(const std::vector<T>& v) {
+template <class T, class A>
+cuda::DeviceBuffer<T> upload(const std::vector<T, A>& v) {
   cuda::DeviceBuffer<T> b(v.size());
   b.resize(v.size());
   cuda::check(cudaMemcpy(b.data(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "glint/core/uninitialized_allocator.h"
+
 namespace glint {
 
 struct Image8 {
@@ -16,10 +18,19 @@ struct Image8 {
 
 struct ImageF {
   int width = 0, height = 0, channels = 0;
-  std::vector<float> data;
+  UninitializedVector<float> data;  // a resize without a value leaves new values unset
   ImageF() = default;
   ImageF(int w, int h, int c, float v = 0.f)
       : width(w), height(h), channels(c), data(static_cast<std::size_t>(w) * h * c, v) {}
+  // For an image its writer fills in full (a rasterizer's output): its values are unset.
+  static ImageF uninitialized(int w, int h, int c) {
+    ImageF img;
+    img.width = w;
+    img.height = h;
+    img.channels = c;
+    img.data.resize(static_cast<std::size_t>(w) * h * c);
+    return img;
+  }
   float& at(int x, int y, int c) { return data[(static_cast<std::size_t>(y) * width + x) * channels + c]; }
   float at(int x, int y, int c) const { return data[(static_cast<std::size_t>(y) * width + x) * channels + c]; }
 };

@@ -20,8 +20,8 @@ void check_sizes(const Im& a, const Im& b, const char* what) {
                 "x" + std::to_string(b.height) + "x" + std::to_string(b.channels) + ")");
 }
 
-template <class V>
-double psnr_impl(const std::vector<V>& a, const std::vector<V>& b, double scale) {
+template <class V, class A>
+double psnr_impl(const std::vector<V, A>& a, const std::vector<V, A>& b, double scale) {
   // Sequential sum in double: eval images are small enough and the order is then fixed.
   double se = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -34,8 +34,8 @@ double psnr_impl(const std::vector<V>& a, const std::vector<V>& b, double scale)
   return 10.0 * std::log10(1.0 / mse);
 }
 
-template <class V>
-double ssim_impl(const std::vector<V>& a, const std::vector<V>& b, int w, int h, int c, double scale) {
+template <class V, class A>
+double ssim_impl(const std::vector<V, A>& a, const std::vector<V, A>& b, int w, int h, int c, double scale) {
   std::vector<double> da(a.size()), db(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     da[i] = static_cast<double>(a[i]) * scale;

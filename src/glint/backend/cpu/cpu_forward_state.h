@@ -13,6 +13,7 @@
 #include "glint/backend/backend.h"
 #include "glint/backend/cpu/raster_tiles.h"
 #include "glint/backend/cpu/splat_kernels.h"
+#include "glint/core/uninitialized_allocator.h"
 
 namespace glint::cpu {
 
@@ -21,6 +22,11 @@ struct SplatChunkSums {
   std::uint64_t instances = 0;
   std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
 };
+
+// Per-pixel scratch the tile kernels write in full before anything reads it: not cleared
+// when it grows (core/uninitialized_allocator.h).
+template <class T>
+using PixelScratch = UninitializedVector<T>;
 
 struct CpuForwardState final : ForwardState {
   // frame: the kernel build the forward ran; the backward runs the same one
@@ -72,16 +78,16 @@ struct CpuForwardState final : ForwardState {
 
   // blend -> backward_tiles: per-pixel state, each from a 64-byte boundary (line_aligned):
   // transmittance, colour, and what each wanted output saves (TileForwardArgs::saved)
-  std::vector<float> T_final, C_final;
-  std::vector<float> saved[aov::kCount];
+  PixelScratch<float> T_final, C_final;
+  PixelScratch<float> saved[aov::kCount];
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   std::vector<std::uint32_t> tile_stop;    // [tiles] where each tile's blend ended
   std::vector<std::atomic<int>> band_done;  // [tiles_y] scratch: tiles blended per band (compose)
 };
 
 // Grows a vector to at least n elements without shrinking (contents are scratch).
-template <class T>
-T* grow(std::vector<T>& v, std::size_t n) {
+template <class T, class A>
+T* grow(std::vector<T, A>& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
   return v.data();
 }
@@ -92,13 +98,13 @@ T* grow(std::vector<T>& v, std::size_t n) {
 // (T_final, ...) is 64 bytes, and at malloc's 16-byte alignment it would share a line with
 // each neighbour (false sharing slows the blend); and for the backward's gradient records,
 // one line each, which the tile kernels write with streaming stores.
-template <class T>
-T* line_aligned(std::vector<T>& v, std::size_t n) {
+template <class T, class A>
+T* line_aligned(std::vector<T, A>& v, std::size_t n) {
   T* p = grow(v, n + 64 / sizeof(T));
   return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
 }
-template <class T>
-const T* line_aligned(const std::vector<T>& v) {
+template <class T, class A>
+const T* line_aligned(const std::vector<T, A>& v) {
   const T* p = v.data();
   return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / sizeof(T);
 }

@@ -116,8 +116,8 @@ void upload(DeviceBuffer<T>& b, const T* src, std::size_t n) {
   std::memcpy(static_cast<void*>(b.data()), src, n * sizeof(T));
 #endif
 }
-template <class T>
-void upload(DeviceBuffer<T>& b, const std::vector<T>& src) {
+template <class T, class A>
+void upload(DeviceBuffer<T>& b, const std::vector<T, A>& src) {
   upload(b, src.data(), src.size());
 }
 
@@ -131,8 +131,8 @@ void download(const T* src, std::size_t n, T* dst) {
   std::memcpy(static_cast<void*>(dst), src, n * sizeof(T));
 #endif
 }
-template <class T>
-void download(const DeviceBuffer<T>& b, std::vector<T>& out) {
+template <class T, class A>
+void download(const DeviceBuffer<T>& b, std::vector<T, A>& out) {
   out.resize(b.size());
   download(b.data(), b.size(), out.data());
 }

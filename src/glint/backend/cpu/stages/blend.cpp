@@ -12,13 +12,14 @@ namespace glint::cpu::stage {
 namespace {
 
 // An output image of w x h x c, or none when not wanted. One that already has the size is
-// kept as it is: the kernels write every pixel of every output they produce.
+// kept as it is, and a new one is not cleared: the kernels write every pixel of every
+// output they produce.
 void output_image(ImageF& img, bool wanted, int w, int h, int c) {
   if (!wanted)
     img = ImageF();
   else if (img.width != w || img.height != h || img.channels != c ||
            img.data.size() != std::size_t(w) * std::size_t(h) * std::size_t(c))
-    img = ImageF(w, h, c);
+    img = ImageF::uninitialized(w, h, c);
 }
 
 }  // namespace
