@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/core/error.h"
 #include "glint/light/plane_depth.h"
 #include "glint/light/relighter.h"
 #include "support/light_scene.h"
@@ -172,6 +173,29 @@ TEST(LightPlaneDepth, UncoveredPixelsHaveNone) {
       ++empty;
     }
   EXPECT_GT(empty, 100);  // the sky above the ground's far edge
+}
+
+// Given the view's own coverage and normals (as the relighter passes them), the planar
+// depth renders colour only and is the same bits; half of them given is an error.
+TEST(LightPlaneDepth, TheViewsCoverageAndNormalsGiveTheSameBits) {
+  const GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const Camera cam = oblique_camera();
+  RenderSettings rs;
+  rs.for_backward = false;
+  rs.want_alpha = true;
+  rs.want_normal = true;
+  const RenderOutput view = backend->forward(m, cam, rs);
+  const PlaneDepth alone = render_plane_depth(m, *backend, cam, 0.5f);
+  const PlaneDepth given = render_plane_depth(m, *backend, cam, 0.5f, &view.alpha, &view.normal);
+  EXPECT_TRUE(std::ranges::equal(alone.depth.data, given.depth.data));
+  EXPECT_TRUE(std::ranges::equal(alone.position.data, given.position.data));
+  long planar = 0;
+  for (float z : given.depth.data) planar += z > 0;
+  EXPECT_GT(planar, 1000);
+  EXPECT_THROW(render_plane_depth(m, *backend, cam, 0.5f, &view.alpha, nullptr), Error);
+  const ImageF small(4, 4, 3);
+  EXPECT_THROW(render_plane_depth(m, *backend, cam, 0.5f, &view.alpha, &small), Error);
 }
 
 // The relighter's plane-fit normals (--normals fit) from the planar depth's positions

@@ -92,6 +92,47 @@ TEST(LightShade, FollowsTheModelTermByTerm) {
   EXPECT_THROW(shade(s, in), Error);
 }
 
+// A light summed into the irradiance image (add_irradiance) is shaded as the same light
+// with its visibility image: how the relighter shades an environment's suns.
+TEST(LightShade, AddedIrradianceShadesAsTheLightItself) {
+  const int W = 5, H = 3;
+  ImageF albedo(W, H, 3), normal(W, H, 3), pos(W, H, 3), vis(W, H, 1);
+  for (int i = 0; i < W * H; ++i) {
+    store3(albedo.data.data(), i, Vec3f{0.2f + 0.05f * i, 0.5f, 0.8f - 0.04f * i});
+    const Vec3d n = normalize(Vec3d{0.1 * (i % W) - 0.2, 0.05 * (i / W), 1});
+    store3(normal.data.data(), i, Vec3f{float(n.x), float(n.y), float(n.z)});
+    store3(pos.data.data(), i, Vec3f{0.3f * (i % W), 0.2f * (i / W), 0.1f});
+    vis.data[i] = float(i % 4) / 3;
+  }
+  store3(normal.data.data(), 7, Vec3f{0, 0, 0});  // background
+  LightSetup lamps;
+  lamps.ambient_strength = 0.1;
+  lamps.lights = {Light::point_from_power({0.5, 0.2, 1.5}, 80, {1, 0.9, 0.7})};
+  const Light sun = Light::sun(normalize(Vec3d{-0.3, 0.2, 1}), 2.5, {0.6, 0.8, 1.0});
+  const Light spot = Light::spot({0.2, 0.3, 2}, {0, 0, -1}, 30, 60 * kPi / 180, 0.2);
+  LightSetup all = lamps;
+  all.lights.push_back(sun);
+  all.lights.push_back(spot);
+  ShadeInputs in;
+  in.albedo = &albedo;
+  in.normal = &normal;
+  in.position = &pos;
+  in.visibility = {nullptr, &vis, nullptr};
+  const ImageF direct = shade(all, in);
+  ImageF E;
+  add_irradiance(sun, &vis, pos, normal, E);
+  add_irradiance(spot, nullptr, pos, normal, E);
+  in.visibility = {nullptr};
+  in.irradiance = &E;
+  const ImageF summed = shade(lamps, in);
+  for (std::size_t i = 0; i < direct.data.size(); ++i) EXPECT_NEAR(summed.data[i], direct.data[i], 1e-6) << i;
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(E.data[3 * 7 + c], 0.f);  // no surface, no irradiance
+  ImageF small(1, 1, 1);
+  EXPECT_THROW(add_irradiance(sun, &small, pos, normal, E), Error);
+  ImageF wrong(W, H, 1);
+  EXPECT_THROW(add_irradiance(sun, nullptr, pos, normal, wrong), Error);
+}
+
 // The model with the GT geometry and albedo reproduces Blender's shadow-free render: the
 // end-to-end check of units, camera convention, PFM orientation and sRGB handling.
 namespace {

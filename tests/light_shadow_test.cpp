@@ -2,6 +2,7 @@
 // ground of splats and a box of splats above it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +47,33 @@ TEST(LightShadow, SunOverheadShadowIsTheBoxFootprint) {
   EXPECT_EQ(shadow_visibility(map, sun, {0, 0, 0}, {0, 0, 1}), 0.0);
   EXPECT_EQ(shadow_visibility(map, sun, {0.6, 0.6, 0}, {0, 0, 1}), 1.0);
   EXPECT_EQ(shadow_visibility(map, sun, {0.05, 0.05, kBoxHi}, {0, 0, 1}), 1.0);
+}
+
+// Many lights' faces go to the backend in batches (more faces than one batch here: three
+// point lights' cubes and two suns): every map is the one its light renders alone.
+TEST(LightShadow, BatchedMapsAreEachLightsOwn) {
+  const GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const SceneBounds bounds = bounds_of_points(m.means);
+  const std::vector<Light> lights = {Light::point_from_power({0.8, -0.5, 1.2}, 100), Light::sun({0, 0, 1}, 3),
+                                     Light::point_from_power({-0.7, 0.6, 1.0}, 50),
+                                     Light::sun(normalize(Vec3d{0.5, 0.2, 1}), 2),
+                                     Light::point_from_power({0.1, 0.9, 0.8}, 70)};
+  ShadowMapParams p;
+  p.resolution = 48;
+  const std::vector<ShadowMap> maps = render_shadow_maps(*backend, m, lights, bounds, p);
+  ASSERT_EQ(maps.size(), lights.size());
+  std::size_t faces = 0;
+  for (std::size_t l = 0; l < lights.size(); ++l) {
+    const ShadowMap alone = render_shadow_map(*backend, m, lights[l], bounds, p);
+    ASSERT_EQ(maps[l].depth.size(), alone.depth.size()) << l;
+    for (std::size_t f = 0; f < alone.depth.size(); ++f) {
+      EXPECT_TRUE(std::ranges::equal(maps[l].depth[f].data, alone.depth[f].data)) << l << " " << f;
+      EXPECT_EQ(maps[l].depth[f].width, 48);
+    }
+    faces += alone.depth.size();
+  }
+  EXPECT_EQ(faces, 20u);
 }
 
 // The depth definition of the maps, measured: median against alpha-normalised expected

@@ -41,13 +41,17 @@ ImageF camera_points_from_depth(const Camera& cam, const ImageF& depth) {
 
 ImageF world_positions_from_depth(const Camera& cam, const ImageF& depth) {
   require(depth, 1, "depth image");
-  ImageF out(depth.width, depth.height, 3);
+  // Every pixel is written below, on every thread: no clearing pass first.
+  ImageF out = ImageF::uninitialized(depth.width, depth.height, 3);
   const Mat3d Rt = transpose(cam.R);
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < depth.height; ++y)
     for (int x = 0; x < depth.width; ++x) {
       const float z = depth.at(x, y, 0);
-      if (!valid_depth(z)) continue;
+      if (!valid_depth(z)) {
+        store3(out.data.data(), static_cast<long>(y) * depth.width + x, Vec3f{0.f, 0.f, 0.f});
+        continue;
+      }
       Vec3d p = Rt * (backproject(cam, x, y, z) - cam.t);
       store3(out.data.data(), static_cast<long>(y) * depth.width + x, Vec3f{float(p.x), float(p.y), float(p.z)});
     }

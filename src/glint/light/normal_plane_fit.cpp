@@ -151,6 +151,7 @@ struct LaneInputs {
   const float* p[3];
   std::size_t pitch;  // floats per plane row
   int pad;            // empty columns left of the image
+  int row0;           // the image row the planes' first row holds
   int width, height;
   const int* dx;
   const int* dy;
@@ -177,7 +178,7 @@ GLINT_PLANE_FIT_CLONES void fit_row_lanes(const LaneInputs& in, int y, float* ou
   constexpr int L = 8;
   const F8 zero(0.f), one(1.f), cut(20.f), vinv_d(in.inv_d), vinv_a(in.inv_a);
   for (int x0 = 0; x0 < in.width; x0 += L) {
-    const std::size_t q = static_cast<std::size_t>(y) * in.pitch + static_cast<std::size_t>(in.pad + x0);
+    const std::size_t q = static_cast<std::size_t>(y - in.row0) * in.pitch + static_cast<std::size_t>(in.pad + x0);
     const F8 zi(cpu::load_f8(in.z + q));
     const F8 ni[3] = {F8(cpu::load_f8(in.n[0] + q)), F8(cpu::load_f8(in.n[1] + q)), F8(cpu::load_f8(in.n[2] + q))};
     const M8 active = (zi > zero) & !((ni[0] == zero) & (ni[1] == zero) & (ni[2] == zero));
@@ -188,7 +189,8 @@ GLINT_PLANE_FIT_CLONES void fit_row_lanes(const LaneInputs& in, int y, float* ou
     for (int t = 0; t < in.taps; ++t) {
       const int yy = y + in.dy[t];
       if (yy < 0 || yy >= in.height) continue;
-      const std::size_t j = static_cast<std::size_t>(yy) * in.pitch + static_cast<std::size_t>(in.pad + x0 + in.dx[t]);
+      const std::size_t j =
+          static_cast<std::size_t>(yy - in.row0) * in.pitch + static_cast<std::size_t>(in.pad + x0 + in.dx[t]);
       const F8 zj(cpu::load_f8(in.z + j));
       const F8 nj[3] = {F8(cpu::load_f8(in.n[0] + j)), F8(cpu::load_f8(in.n[1] + j)), F8(cpu::load_f8(in.n[2] + j))};
       const F8 cosine = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2];
@@ -215,27 +217,18 @@ GLINT_PLANE_FIT_CLONES void fit_row_lanes(const LaneInputs& in, int y, float* ou
 // without a surface, whose weight is zero; adding a zero product leaves a sum exactly as
 // it was. Pixels without a surface hold zero normals and positions there, so their
 // (masked) products are zeros too, never NaNs.
+//
+// The planes are made a band of rows at a time, with the rows the band's windows reach
+// above and below it, in a buffer of each thread's: a band's samples stay in the cache
+// while its rows are fitted, and the whole view is never copied into fresh memory.
 ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF& position, const PlaneFitParams& p) {
   constexpr int L = 8;
+  constexpr int kBandRows = 32;
   check_inputs(normal, depth, position, p);
   const int W = normal.width, H = normal.height;
   const GaussianWindow window = plane_fit_window(p);
   const int R = window.radius();
   const std::size_t pitch = static_cast<std::size_t>(W) + 2 * static_cast<std::size_t>(R) + L;
-  const std::size_t plane = pitch * static_cast<std::size_t>(H);
-  std::vector<float> planes(7 * plane, 0.f);  // depth, normal x y z, position x y z
-#pragma omp parallel for schedule(static)
-  for (int y = 0; y < H; ++y)
-    for (int x = 0; x < W; ++x) {
-      const std::size_t i = static_cast<std::size_t>(y) * W + x;
-      if (!(depth.data[i] > 0)) continue;
-      const std::size_t q = static_cast<std::size_t>(y) * pitch + R + x;
-      planes[q] = depth.data[i];
-      for (int k = 0; k < 3; ++k) {
-        planes[(1 + k) * plane + q] = normal.data[3 * i + k];
-        planes[(4 + k) * plane + q] = position.data[3 * i + k];
-      }
-    }
   std::vector<int> dx, dy;
   std::vector<float> spatial;
   window.visit_offsets([&](int ox, int oy, float w) {
@@ -243,24 +236,57 @@ ImageF fit_plane_normals(const ImageF& normal, const ImageF& depth, const ImageF
     dy.push_back(oy);
     spatial.push_back(w);
   });
-  const float* z = planes.data();
-  const LaneInputs in{z,
-                      {z + plane, z + 2 * plane, z + 3 * plane},
-                      {z + 4 * plane, z + 5 * plane, z + 6 * plane},
-                      pitch,
-                      R,
-                      W,
-                      H,
-                      dx.data(),
-                      dy.data(),
-                      spatial.data(),
-                      static_cast<int>(spatial.size()),
-                      1.f / (2.f * p.sigma_plane_rel * p.sigma_plane_rel),
-                      inv_angle_gaussian(p.sigma_angle_deg),
-                      p.planarity};
-  ImageF out(W, H, 3);
-#pragma omp parallel for schedule(dynamic, 4)
-  for (int y = 0; y < H; ++y) fit_row_lanes(in, y, out.data.data() + 3 * static_cast<std::size_t>(y) * W);
+  // Every pixel is written below, each row by the thread that fits it.
+  ImageF out = ImageF::uninitialized(W, H, 3);
+  const int bands = (H + kBandRows - 1) / kBandRows;
+#pragma omp parallel
+  {
+    std::vector<float> planes;  // depth, normal x y z, position x y z of the band's rows
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < bands; ++b) {
+      const int y0 = b * kBandRows, y1 = std::min(H, y0 + kBandRows);
+      const int r0 = std::max(0, y0 - R), r1 = std::min(H, y1 + R);
+      const std::size_t plane = pitch * static_cast<std::size_t>(r1 - r0);
+      planes.resize(7 * plane);
+      for (int y = r0; y < r1; ++y) {
+        float* row[7];
+        for (int k = 0; k < 7; ++k) {
+          row[k] = planes.data() + static_cast<std::size_t>(k) * plane + static_cast<std::size_t>(y - r0) * pitch;
+          std::fill(row[k], row[k] + pitch, 0.f);
+        }
+        for (int x = 0; x < W; ++x) {
+          const std::size_t i = static_cast<std::size_t>(y) * W + x;
+          if (!(depth.data[i] > 0)) continue;
+          row[0][R + x] = depth.data[i];
+          for (int k = 0; k < 3; ++k) {
+            row[1 + k][R + x] = normal.data[3 * i + k];
+            row[4 + k][R + x] = position.data[3 * i + k];
+          }
+        }
+      }
+      const float* z = planes.data();
+      const LaneInputs in{z,
+                          {z + plane, z + 2 * plane, z + 3 * plane},
+                          {z + 4 * plane, z + 5 * plane, z + 6 * plane},
+                          pitch,
+                          R,
+                          r0,
+                          W,
+                          H,
+                          dx.data(),
+                          dy.data(),
+                          spatial.data(),
+                          static_cast<int>(spatial.size()),
+                          1.f / (2.f * p.sigma_plane_rel * p.sigma_plane_rel),
+                          inv_angle_gaussian(p.sigma_angle_deg),
+                          p.planarity};
+      for (int y = y0; y < y1; ++y) {
+        float* o = out.data.data() + 3 * static_cast<std::size_t>(y) * W;
+        std::fill(o, o + 3 * static_cast<std::size_t>(W), 0.f);  // pixels the fit leaves alone
+        fit_row_lanes(in, y, o);
+      }
+    }
+  }
   return out;
 }
 

@@ -2,13 +2,20 @@
 
 #include <cmath>
 
+#include "glint/core/error.h"
 #include "glint/core/math.h"
 #include "glint/light/splat_occlusion.h"
 
 namespace glint {
 
 PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, const Camera& camera,
-                              float alpha_threshold) {
+                              float alpha_threshold, const ImageF* view_alpha, const ImageF* view_normal) {
+  const int w = camera.width, h = camera.height;
+  const std::size_t np = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  const bool given = view_alpha || view_normal;
+  if (given && (!view_alpha || !view_normal || view_alpha->data.size() != np || view_normal->data.size() != 3 * np))
+    throw Error("planar depth: the view's alpha and normal images are not both given at the size of camera '" +
+                camera.name + "'");
   GaussianModel offsets = model;
   offsets.sh_degree = 0;
   const Vec3d eye = camera.center();
@@ -23,19 +30,23 @@ PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, cons
   }
   RenderSettings rs;  // black background: rgb is sum w_i |d_i|
   rs.for_backward = false;
-  rs.want_alpha = true;
-  rs.want_normal = true;  // the copy keeps the model's 2D filter mark
+  rs.want_alpha = !given;
+  rs.want_normal = !given;  // the copy keeps the model's 2D filter mark
   const RenderOutput out = backend.forward(offsets, camera, rs);
-  const int w = camera.width, h = camera.height;
-  PlaneDepth pd{ImageF(w, h, 1), ImageF(w, h, 3)};
+  const ImageF& alpha = given ? *view_alpha : out.alpha;
+  const ImageF& normal = given ? *view_normal : out.normal;
+  // Every pixel is written below, on every thread: no clearing pass first.
+  PlaneDepth pd{ImageF::uninitialized(w, h, 1), ImageF::uninitialized(w, h, 3)};
   const Mat3d Rt = transpose(camera.R);
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const std::size_t p = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
-      if (out.alpha.data[p] < alpha_threshold) continue;
+      pd.depth.data[p] = 0.f;
+      for (std::size_t c = 0; c < 3; ++c) pd.position.data[3 * p + c] = 0.f;
+      if (alpha.data[p] < alpha_threshold) continue;
       const Vec3d r = Rt * Vec3d{(x + 0.5 - camera.cx) / camera.fx, (y + 0.5 - camera.cy) / camera.fy, 1.0};
-      const Vec3d N{out.normal.data[3 * p], out.normal.data[3 * p + 1], out.normal.data[3 * p + 2]};
+      const Vec3d N{normal.data[3 * p], normal.data[3 * p + 1], normal.data[3 * p + 2]};
       const double facing = -dot(N, r);
       // A blend of planes that all but graze the ray (or of normals that cancel) has no
       // intersection worth the name.

@@ -25,7 +25,12 @@ struct PlaneDepth {
   ImageF position;  // [H,W,3] world, 0 where depth is 0
 };
 
+// `view_alpha`, `view_normal`: the alpha and normal outputs of a forward of the same model
+// and camera that the caller has rendered already (the normal as rendered, not normalised);
+// they are what this forward would render again, so with them it renders colour only.
+// Both or neither; null: it renders them itself.
 PlaneDepth render_plane_depth(const GaussianModel& model, Backend& backend, const Camera& camera,
-                              float alpha_threshold);
+                              float alpha_threshold, const ImageF* view_alpha = nullptr,
+                              const ImageF* view_normal = nullptr);
 
 }  // namespace glint

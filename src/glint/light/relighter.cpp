@@ -41,59 +41,72 @@ ViewGeometry Relighter::prepare(const Camera& camera) const {
   const int w = camera.width, h = camera.height;
   const std::size_t np = static_cast<std::size_t>(w) * h;
 
+  // The forward's state goes back to the backend now, so that the planar depth's forward
+  // below reuses its buffers; and the view's images are moved or converted in place rather
+  // than copied: much of a one-view relight is otherwise the first touch of fresh pages,
+  // which virtual machines can make expensive.
+  out.saved.reset();
   ViewGeometry g;
-  g.alpha = out.alpha;
-  g.capture_linear = ImageF(w, h, 3);
-  // Per-pixel loops over the whole view (a power function per channel here) run on every
-  // thread: the rest of the view's work does, and a serial loop leaves the others waiting.
+  g.depth = std::move(out.depth);
+  // Per-pixel loops over the whole view run on every thread: the rest of the view's work
+  // does, and a serial loop leaves the others waiting.
 #pragma omp parallel for schedule(static)
-  for (std::size_t p = 0; p < np; ++p) {
-    float a = out.alpha.data[p];
-    for (int c = 0; c < 3; ++c) {
-      float straight = a > 1e-4f ? std::clamp(out.rgb.data[p * 3 + c] / a, 0.f, 1.f) : 0.f;
-      g.capture_linear.data[p * 3 + c] = srgb_to_linear(straight);
-    }
-  }
-  g.depth = out.depth;
   for (std::size_t p = 0; p < np; ++p)
-    if (g.alpha.data[p] < options_.alpha_threshold) {
+    if (out.alpha.data[p] < options_.alpha_threshold) {
       g.depth.data[p] = 0.f;
     } else if (options_.mixed_depth > 0) {
       const float median = out.median_depth.data[p];
       if (median > 0 && std::fabs(g.depth.data[p] - median) > options_.mixed_depth * median) g.depth.data[p] = median;
     }
+  out.median_depth = ImageF();
   if (options_.normals == NormalSource::kDepth) {
-    ImageF guide = out.rgb;
-    ImageF depth = options_.filter_depth ? joint_bilateral_depth(g.depth, guide, &g.alpha, options_.depth_filter) : g.depth;
-    g.normal = world_normals_from_depth(camera, depth, &g.alpha, options_.alpha_threshold);
-  } else {
-    g.normal = ImageF(w, h, 3);
+    ImageF depth = options_.filter_depth ? joint_bilateral_depth(g.depth, out.rgb, &out.alpha, options_.depth_filter) : g.depth;
+    g.normal = world_normals_from_depth(camera, depth, &out.alpha, options_.alpha_threshold);
+  }
+  g.capture_linear = std::move(out.rgb);  // premultiplied sRGB in, straight linear out
+#pragma omp parallel for schedule(static)
+  for (std::size_t p = 0; p < np; ++p) {
+    const float a = out.alpha.data[p];
+    for (int c = 0; c < 3; ++c) {
+      float& v = g.capture_linear.data[p * 3 + c];
+      v = srgb_to_linear(a > 1e-4f ? std::clamp(v / a, 0.f, 1.f) : 0.f);
+    }
+  }
+  g.position = world_positions_from_depth(camera, g.depth);
+  // The planar depth reads the blended normals as rendered, before they are normalised.
+  std::optional<PlaneDepth> pd;
+  if (options_.normals == NormalSource::kFit && options_.fit_depth == FitDepth::kPlanar)
+    pd = render_plane_depth(model_, backend_, camera, options_.alpha_threshold, &out.alpha, &out.normal);
+  g.alpha = std::move(out.alpha);
+  if (options_.normals != NormalSource::kDepth) {
+    g.normal = std::move(out.normal);
     const Vec3d eye = camera.center();
-    g.position = world_positions_from_depth(camera, g.depth);
 #pragma omp parallel for schedule(static)
     for (std::size_t p = 0; p < np; ++p) {
-      Vec3d n{out.normal.data[p * 3], out.normal.data[p * 3 + 1], out.normal.data[p * 3 + 2]};
-      double len = norm(n);
-      if (g.depth.data[p] <= 0 || len < 1e-8) continue;
+      float* np3 = &g.normal.data[p * 3];
+      Vec3d n{np3[0], np3[1], np3[2]};
+      const double len = norm(n);
+      if (g.depth.data[p] <= 0 || len < 1e-8) {
+        np3[0] = np3[1] = np3[2] = 0.f;
+        continue;
+      }
       n = (1.0 / len) * n;
       Vec3d x{g.position.data[p * 3], g.position.data[p * 3 + 1], g.position.data[p * 3 + 2]};
       if (dot(n, eye - x) < 0) n = -n;  // blended normals may lean away where splats disagree
-      for (int c = 0; c < 3; ++c) g.normal.data[p * 3 + c] = static_cast<float>((&n.x)[c]);
+      for (int c = 0; c < 3; ++c) np3[c] = static_cast<float>((&n.x)[c]);
     }
   }
-  if (g.position.data.empty()) g.position = world_positions_from_depth(camera, g.depth);
-  if (options_.normals == NormalSource::kFit && options_.fit_depth == FitDepth::kPlanar) {
+  if (pd) {
     // Where no blended plane faces the ray the pixel keeps the expected depth's position.
-    PlaneDepth pd = render_plane_depth(model_, backend_, camera, options_.alpha_threshold);
 #pragma omp parallel for schedule(static)
     for (std::size_t p = 0; p < np; ++p)
       if (g.depth.data[p] <= 0) {
-        pd.depth.data[p] = 0.f;
-      } else if (pd.depth.data[p] <= 0) {
-        pd.depth.data[p] = g.depth.data[p];
-        for (std::size_t c = 0; c < 3; ++c) pd.position.data[3 * p + c] = g.position.data[3 * p + c];
+        pd->depth.data[p] = 0.f;
+      } else if (pd->depth.data[p] <= 0) {
+        pd->depth.data[p] = g.depth.data[p];
+        for (std::size_t c = 0; c < 3; ++c) pd->position.data[3 * p + c] = g.position.data[3 * p + c];
       }
-    g.normal = fit_plane_normals(g.normal, pd.depth, pd.position, options_.plane_fit);
+    g.normal = fit_plane_normals(g.normal, pd->depth, pd->position, options_.plane_fit);
   } else if (options_.normals == NormalSource::kFit) {
     g.normal = fit_plane_normals(g.normal, g.depth, g.position, options_.plane_fit);
   } else if (options_.normal_filter.sigma_spatial_px > 0) {
@@ -187,20 +200,32 @@ void Relighter::set_setup(const LightSetup& setup) {
 }
 
 ImageF Relighter::relight(const ViewGeometry& g) const {
+  // The lamps' visibility images go to shade() one per lamp; an environment's suns are
+  // summed into one irradiance image as each one's visibility is made, with the residual.
+  LightSetup lamps = setup_;
+  lamps.lights.clear();
   std::vector<ImageF> vis;
+  ImageF env_E;
   // A lamp's shadow can hold features thinner than the two pixels between evaluated ones;
   // an environment's suns are soft (EnvLightParams::sun_shadow_resolution).
   const int w = g.position.width, h = g.position.height;
   std::optional<SurfaceInterpolationPlan> every, soft;
-  for (std::size_t i = 0; i < setup_.lights.size() && options_.shadows != ShadowMode::kNone; ++i) {
-    std::optional<SurfaceInterpolationPlan>& p = env_sun_[i] ? soft : every;
-    if (!p) p.emplace(g.position, g.normal, g.depth, env_sun_[i] ? options_.interpolation : SurfaceInterpolation{},
-                      "shadow visibility");
-    const SurfaceInterpolationPlan& plan = *p;
-    if (options_.shadows == ShadowMode::kPcf)
-      vis.push_back(shadow_visibility_image(shadow_maps_[i], setup_.lights[i], plan, w, h));
-    else if (options_.shadows == ShadowMode::kTransmittance)
-      vis.push_back(transmittance_visibility_image(transmittance_maps_[i], setup_.lights[i], plan, w, h));
+  for (std::size_t i = 0; i < setup_.lights.size(); ++i) {
+    const Light& light = setup_.lights[i];
+    ImageF v;
+    if (options_.shadows != ShadowMode::kNone) {
+      std::optional<SurfaceInterpolationPlan>& p = env_sun_[i] ? soft : every;
+      if (!p) p.emplace(g.position, g.normal, g.depth, env_sun_[i] ? options_.interpolation : SurfaceInterpolation{},
+                        "shadow visibility");
+      v = options_.shadows == ShadowMode::kPcf ? shadow_visibility_image(shadow_maps_[i], light, *p, w, h)
+                                               : transmittance_visibility_image(transmittance_maps_[i], light, *p, w, h);
+    }
+    if (env_sun_[i]) {
+      add_irradiance(light, v.data.empty() ? nullptr : &v, g.position, g.normal, env_E);
+    } else {
+      lamps.lights.push_back(light);
+      if (!v.data.empty()) vis.push_back(std::move(v));
+    }
   }
   ShadeInputs in;
   in.albedo = &g.albedo;
@@ -210,18 +235,18 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
   in.ambient_albedo = &g.capture_linear;
   // Without shadows every light is visible, the environment's residual included.
   const AoMaps* res_vis = options_.shadows == ShadowMode::kNone ? nullptr : ao_maps_.get();
-  ImageF env_E;
   for (std::size_t r = 0; r < env_residuals_.size(); ++r) {
     const int j = env_announced_[r];
     const bool gathered = res_vis && j >= 0 && static_cast<std::size_t>(j) < g.env_residual.size();
-    ImageF E = gathered ? g.env_residual[static_cast<std::size_t>(j)]
-                        : env_residual_irradiance_image(env_residuals_[r], res_vis, g.position, g.normal);
-    if (env_E.data.empty()) env_E = std::move(E);
+    ImageF computed;
+    if (!gathered) computed = env_residual_irradiance_image(env_residuals_[r], res_vis, g.position, g.normal);
+    const ImageF& E = gathered ? g.env_residual[static_cast<std::size_t>(j)] : computed;
+    if (env_E.data.empty()) env_E = E;
     else
       for (std::size_t i = 0; i < E.data.size(); ++i) env_E.data[i] += E.data[i];
   }
   if (!env_E.data.empty()) in.irradiance = &env_E;
-  return shade(setup_, in);
+  return shade(lamps, in);
 }
 
 Image8 Relighter::encode(const ImageF& linear, const ImageF& alpha) {

@@ -35,7 +35,7 @@ ImageF shade(const LightSetup& setup, const ShadeInputs& in) {
     if (l.type == LightType::Environment)
       throw Error("shade: setup '" + setup.name + "' has an environment light; expand it first (environment_light.h)");
 
-  ImageF out(w, h, 3);
+  ImageF out = ImageF::uninitialized(w, h, 3);  // every pixel is written below
   const Vec3d amb = setup.ambient();
   const long n = static_cast<long>(w) * h;
   // Dynamic: a pixel without a surface costs next to nothing, one with many lights (an
@@ -72,6 +72,33 @@ ImageF shade(const LightSetup& setup, const ShadeInputs& in) {
     store3(out.data.data(), i, Vec3f{float(L.x), float(L.y), float(L.z)});
   }
   return out;
+}
+
+void add_irradiance(const Light& light, const ImageF* visibility, const ImageF& position, const ImageF& normal,
+                    ImageF& E) {
+  const int w = normal.width, h = normal.height;
+  check(&normal, w, h, 3, "normal");
+  check(&position, w, h, 3, "position");
+  check(visibility, w, h, 1, "visibility");
+  if (light.type == LightType::Environment)
+    throw Error("shade: an environment light's irradiance is its suns' and its residual's (environment_light.h)");
+  if (E.data.empty()) E = ImageF(w, h, 3);
+  check(&E, w, h, 3, "irradiance");
+  const long n = static_cast<long>(w) * h;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) {
+    const double v = visibility ? visibility->data[i] : 1.0;
+    if (!(v > 0)) continue;
+    const Vec3f nf = load3(normal.data.data(), i);
+    const Vec3d nn{nf.x, nf.y, nf.z};
+    if (!(dot(nn, nn) > 0)) continue;
+    const Vec3f pf = load3(position.data.data(), i);
+    const Vec3d e = (irradiance(light, Vec3d{pf.x, pf.y, pf.z}, nn) * v) * light.color;
+    float* out = E.data.data() + 3 * i;
+    out[0] += static_cast<float>(e.x);
+    out[1] += static_cast<float>(e.y);
+    out[2] += static_cast<float>(e.z);
+  }
 }
 
 }  // namespace glint

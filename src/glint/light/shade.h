@@ -33,4 +33,12 @@ struct ShadeInputs {
 // holds an environment light (expand_environment_lights() first).
 ImageF shade(const LightSetup& setup, const ShadeInputs& in);
 
+// Adds one light's irradiance to `E` ([H,W,3], made at zero when empty), pixel by pixel:
+// colour * E_l(x, n) * V, V from `visibility` ([H,W,1]; null: visible), nothing where the
+// normal is zero. What shade() reflects of a light it also reflects of this term passed
+// as ShadeInputs::irradiance, so that many lights (an environment's suns) need one image
+// in all instead of one visibility image each.
+void add_irradiance(const Light& light, const ImageF* visibility, const ImageF& position, const ImageF& normal,
+                    ImageF& E);
+
 }  // namespace glint

@@ -194,14 +194,17 @@ void CpuBackend::forward_views(const GaussianModel& model, const std::vector<Cam
   check_model(model);
   for (const Camera& c : cameras) check_camera(c);
   outs.resize(cameras.size());
-  std::vector<CpuForwardState> states(static_cast<std::size_t>(t));
+  // States from the pool, held here so that each thread gets its own: a batch of small
+  // maps after a large view then reuses that view's buffers instead of faulting in new ones.
+  std::vector<std::shared_ptr<CpuForwardState>> states;
+  for (int i = 0; i < t; ++i) states.push_back(take_state());
   std::exception_ptr error;
   const int n = static_cast<int>(cameras.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(t)
   for (int i = 0; i < n; ++i) {
     try {
       outs[i].saved.reset();
-      render(states[static_cast<std::size_t>(omp_get_thread_num())], model, cameras[i], settings, outs[i], 1);
+      render(*states[static_cast<std::size_t>(omp_get_thread_num())], model, cameras[i], settings, outs[i], 1);
     } catch (...) {
 #pragma omp critical(glint_forward_views_error)
       if (!error) error = std::current_exception();
