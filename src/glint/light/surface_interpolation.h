@@ -59,17 +59,22 @@ class SurfaceInterpolationPlan {
   void run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch) const;
 
  private:
+  // A candidate with its neighbours, made from its entry in candidates_ when it is visited
+  // (the neighbours follow from the pixel's row and column parity), so that the plan holds
+  // one number a pixel rather than five.
   struct Candidate {
     long i;
-    int count;
+    int count;  // 0: its geometry failed the test, evaluated
     long nb[4];
   };
+  Candidate candidate(long code) const;
   const ImageF& pos_;
   const ImageF& nrm_;
   bool enabled_;
   double max_spread_;
-  std::vector<long> evaluated_;         // first, in parallel
-  std::vector<Candidate> candidates_;   // then: interpolated where the values agree
+  int width_;
+  std::vector<long> evaluated_;   // first, in parallel
+  std::vector<long> candidates_;  // then: interpolated where the values agree; ~i: evaluated
   Vec3d at(const ImageF& img, long i) const {
     const Vec3f v = load3(img.data.data(), i);
     return {v.x, v.y, v.z};
@@ -81,7 +86,7 @@ class SurfaceInterpolationPlan {
 
 inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, const ImageF& nrm, const ImageF& depth,
                                                           const SurfaceInterpolation& p, const char* what)
-    : pos_(pos), nrm_(nrm), enabled_(p.enabled), max_spread_(p.max_spread) {
+    : pos_(pos), nrm_(nrm), enabled_(p.enabled), max_spread_(p.max_spread), width_(pos.width) {
   check_surface_images(pos, nrm, what);
   const int W = pos.width, H = pos.height;
   auto is_surface = [&](long i) {
@@ -95,13 +100,13 @@ inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, con
   // Bands of rows on all threads, joined in order: the same lists as one pass down the rows.
   const int bands = std::min(H, 64);
   std::vector<std::vector<long>> band_evaluated(static_cast<std::size_t>(std::max(bands, 0)));
-  std::vector<std::vector<Candidate>> band_candidates(band_evaluated.size());
+  std::vector<std::vector<long>> band_candidates(band_evaluated.size());
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < bands; ++b) {
     const int y0 = static_cast<int>(static_cast<long>(H) * b / bands);
     const int y1 = static_cast<int>(static_cast<long>(H) * (b + 1) / bands);
     std::vector<long>& ev = band_evaluated[static_cast<std::size_t>(b)];
-    std::vector<Candidate>& ca = band_candidates[static_cast<std::size_t>(b)];
+    std::vector<long>& ca = band_candidates[static_cast<std::size_t>(b)];
     for (int y = y0; y < y1; ++y)
       for (int x = 0; x < W; ++x) {
         const long i = static_cast<long>(y) * W + x;
@@ -111,13 +116,11 @@ inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, con
           ev.push_back(i);
           continue;
         }
-        Candidate c{i, 0, {0, 0, 0, 0}};
         bool ok = true;
         for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
-          for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2) {
+          for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2)
             if (x + dx >= W || y + dy >= H) ok = false;
-            else c.nb[c.count++] = static_cast<long>(y + dy) * W + (x + dx);
-          }
+        const Candidate c = candidate(i);
         const Vec3d ni = at(nrm, i);
         const double zi = depth.data[static_cast<std::size_t>(i)];
         for (int k = 0; ok && k < c.count; ++k) {
@@ -126,14 +129,24 @@ inline SurfaceInterpolationPlan::SurfaceInterpolationPlan(const ImageF& pos, con
           ok = lj > 0 && dot(ni, nj) >= cos_max * norm(ni) * lj &&
                std::abs(depth.data[static_cast<std::size_t>(c.nb[k])] - zi) <= p.max_depth_rel * zi;
         }
-        if (!ok) c.count = 0;  // evaluated after the even pixels, like a candidate that fails
-        ca.push_back(c);
+        ca.push_back(ok ? i : ~i);  // ~i: evaluated after the even pixels, as a candidate that fails
       }
   }
   for (std::size_t b = 0; b < band_evaluated.size(); ++b) {
     evaluated_.insert(evaluated_.end(), band_evaluated[b].begin(), band_evaluated[b].end());
     candidates_.insert(candidates_.end(), band_candidates[b].begin(), band_candidates[b].end());
   }
+}
+
+inline SurfaceInterpolationPlan::Candidate SurfaceInterpolationPlan::candidate(long code) const {
+  Candidate c{code < 0 ? ~code : code, 0, {0, 0, 0, 0}};
+  const int x = static_cast<int>(c.i % width_), y = static_cast<int>(c.i / width_);
+  const bool ox = x % 2 != 0, oy = y % 2 != 0;
+  for (int dy = oy ? -1 : 0; dy <= (oy ? 1 : 0); dy += 2)
+    for (int dx = ox ? -1 : 0; dx <= (ox ? 1 : 0); dx += 2)
+      c.nb[c.count++] = static_cast<long>(y + dy) * width_ + (x + dx);
+  if (code < 0) c.count = 0;
+  return c;
 }
 
 inline bool SurfaceInterpolationPlan::agree(const Candidate& c, const std::vector<InterpolatedOutput>& outputs) const {
@@ -176,7 +189,7 @@ void SurfaceInterpolationPlan::run(const std::vector<InterpolatedOutput>& output
   for (long k = 0; k < ne; ++k) eval_at(evaluated_[static_cast<std::size_t>(k)]);
 #pragma omp parallel for schedule(dynamic, 256)
   for (long k = 0; k < nc; ++k) {
-    const Candidate& c = candidates_[static_cast<std::size_t>(k)];
+    const Candidate c = candidate(candidates_[static_cast<std::size_t>(k)]);
     if (agree(c, outputs)) interpolate(c, outputs);
     else eval_at(c.i);
   }
@@ -213,7 +226,7 @@ void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>
     Point pts[kBatch];
     int count = 0;
     for (long k = b; k < std::min(nc, b + kBatch); ++k) {
-      const Candidate& c = candidates_[static_cast<std::size_t>(k)];
+      const Candidate c = candidate(candidates_[static_cast<std::size_t>(k)]);
       if (agree(c, outputs)) interpolate(c, outputs);
       else pts[count++] = point(c.i);
     }
