@@ -147,14 +147,17 @@ AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vecto
 ImageF delight(const ImageF& cap, const ImageF& ao, float min_ao) {
   if (ao.channels != 1 || ao.width != cap.width || ao.height != cap.height)
     throw Error("delight: AO must be [H,W,1] of the capture's size");
-  ImageF out = cap;
+  // Every value is written below, on every thread: no copy of the capture first.
+  ImageF out = ImageF::uninitialized(cap.width, cap.height, cap.channels);
   const int cc = colour_channels(cap.channels);
   const long n = static_cast<long>(cap.width) * cap.height;
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) {
     const float a = std::max(ao.data[i], min_ao);
-    for (int c = 0; c < cc; ++c)
-      out.data[i * cap.channels + c] = std::clamp(cap.data[i * cap.channels + c] / a, 0.f, 1.f);
+    for (int c = 0; c < cap.channels; ++c) {
+      const float v = cap.data[i * cap.channels + c];
+      out.data[i * cap.channels + c] = c < cc ? std::clamp(v / a, 0.f, 1.f) : v;
+    }
   }
   return out;
 }
