@@ -99,7 +99,8 @@ std::vector<Interior> interior_pixels(const Camera& cam) {
 
 Camera oblique_camera() { return look_at({1.5, -1.1, 1.4}, {0, 0, 0.4}, 128, 96, 110); }
 
-// The scene seen by oblique_camera: its planar depth, and coverage and expected depth.
+// The scene seen by oblique_camera: its planar depth, and coverage, expected depth and
+// blended normals.
 struct View {
   PlaneDepth planar;
   RenderOutput render;
@@ -112,6 +113,7 @@ View render_view() {
   rs.for_backward = false;
   rs.want_alpha = true;
   rs.want_depth = true;
+  rs.want_normal = true;
   return {render_plane_depth(m, *backend, cam, 0.5f), backend->forward(m, cam, rs)};
 }
 
@@ -178,15 +180,12 @@ TEST(LightPlaneDepth, UncoveredPixelsHaveNone) {
 // Given the view's own coverage and normals (as the relighter passes them), the planar
 // depth renders colour only and is the same bits; half of them given is an error.
 TEST(LightPlaneDepth, TheViewsCoverageAndNormalsGiveTheSameBits) {
+  const View v = render_view();
+  const PlaneDepth& alone = v.planar;
+  const RenderOutput& view = v.render;
   const GaussianModel m = ground_and_box();
   auto backend = make_cpu_backend();
   const Camera cam = oblique_camera();
-  RenderSettings rs;
-  rs.for_backward = false;
-  rs.want_alpha = true;
-  rs.want_normal = true;
-  const RenderOutput view = backend->forward(m, cam, rs);
-  const PlaneDepth alone = render_plane_depth(m, *backend, cam, 0.5f);
   const PlaneDepth given = render_plane_depth(m, *backend, cam, 0.5f, &view.alpha, &view.normal);
   EXPECT_TRUE(std::ranges::equal(alone.depth.data, given.depth.data));
   EXPECT_TRUE(std::ranges::equal(alone.position.data, given.position.data));
