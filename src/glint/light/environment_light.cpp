@@ -41,6 +41,9 @@ struct TexelGeometry {
   // column c is the same rectangle turned by -c 2pi/W about +Z.
   static constexpr int kSub = 4;
   std::vector<Vec3d> sub_moment;
+  // Per column c, cos and sin of the turn that takes its texels to column 0's frame:
+  // clamped_cosine needs it for every texel a horizon crosses, thousands of times a map.
+  std::vector<double> to_col0_cos, to_col0_sin;
 
   explicit TexelGeometry(const EnvironmentMap& env) : W(env.width()), H(env.height()), rot(env.rotation_z) {
     const std::size_t n = static_cast<std::size_t>(W) * H;
@@ -48,6 +51,11 @@ struct TexelGeometry {
     centre.resize(n);
     solid_angle.resize(n);
     sin_radius.resize(n);
+    for (int c = 0; c < W; ++c) {
+      const double a = -(rot - c * 2 * kPi / W);
+      to_col0_cos.push_back(std::cos(a));
+      to_col0_sin.push_back(std::sin(a));
+    }
     for (int r = 0; r < H; ++r) {
       double p0, p1, e0, e1;
       bounds(r, 0, p0, p1, e0, e1);
@@ -85,8 +93,10 @@ struct TexelGeometry {
     if (nc >= sin_radius[i]) return dot(n, moment[i]);
     if (nc <= -sin_radius[i]) return 0;
     const int r = static_cast<int>(i / W), c = static_cast<int>(i % W);
-    // n in the frame where this texel is row r's column-0 rectangle.
-    const Vec3d nl = rotate_z(n, -(rot - c * 2 * kPi / W));
+    // n in the frame where this texel is row r's column-0 rectangle (rotate_z by the
+    // column's angle, its cosine and sine from the table).
+    const double cs = to_col0_cos[static_cast<std::size_t>(c)], sn = to_col0_sin[static_cast<std::size_t>(c)];
+    const Vec3d nl{cs * n.x - sn * n.y, sn * n.x + cs * n.y, n.z};
     const Vec3d* m = &sub_moment[static_cast<std::size_t>(r) * kSub * kSub];
     double sum = 0;
     for (int k = 0; k < kSub * kSub; ++k) sum += std::max(0.0, dot(nl, m[k]));

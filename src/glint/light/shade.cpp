@@ -85,6 +85,9 @@ void add_irradiance(const Light& light, const ImageF* visibility, const ImageF& 
   if (E.data.empty()) E = ImageF(w, h, 3);
   check(&E, w, h, 3, "irradiance");
   const long n = static_cast<long>(w) * h;
+  // A sun's irradiance does not depend on the position: the pass then reads no positions
+  // (an environment's sixteen suns each make a pass over the whole view).
+  const bool by_position = light.type != LightType::Sun;
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) {
     const double v = visibility ? visibility->data[i] : 1.0;
@@ -92,7 +95,7 @@ void add_irradiance(const Light& light, const ImageF* visibility, const ImageF& 
     const Vec3f nf = load3(normal.data.data(), i);
     const Vec3d nn{nf.x, nf.y, nf.z};
     if (!(dot(nn, nn) > 0)) continue;
-    const Vec3f pf = load3(position.data.data(), i);
+    const Vec3f pf = by_position ? load3(position.data.data(), i) : Vec3f{0.f, 0.f, 0.f};
     const Vec3d e = (irradiance(light, Vec3d{pf.x, pf.y, pf.z}, nn) * v) * light.color;
     float* out = E.data.data() + 3 * i;
     out[0] += static_cast<float>(e.x);
