@@ -54,8 +54,8 @@ struct UninitializedAllocator : std::allocator<T> {
 #endif
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, std::size_t n) noexcept {
-    if (n > std::size_t(-1) / sizeof(T) || !on_huge_pages(n * sizeof(T))) return std::allocator<T>::deallocate(p, n);
+  void deallocate(T* p, std::size_t n) noexcept {  // n: what allocate was given, so in range
+    if (!on_huge_pages(n * sizeof(T))) return std::allocator<T>::deallocate(p, n);
     std::free(p);
   }
 

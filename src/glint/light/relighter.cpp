@@ -200,12 +200,24 @@ void Relighter::set_setup(const LightSetup& setup) {
 }
 
 ImageF Relighter::relight(const ViewGeometry& g) const {
-  // The lamps' visibility images go to shade() one per lamp; an environment's suns are
-  // summed into one irradiance image as each one's visibility is made, with the residual.
+  // The lamps' visibility images go to shade() one per lamp; an environment's residual
+  // irradiance is the irradiance image, and its suns are added to it as each one's
+  // visibility is made, so that sixteen suns hold one visibility image at a time.
+  // Without shadows every light is visible, the environment's residual included.
+  const AoMaps* res_vis = options_.shadows == ShadowMode::kNone ? nullptr : ao_maps_.get();
+  ImageF env_E;
+  for (std::size_t r = 0; r < env_residuals_.size(); ++r) {
+    const int j = env_announced_[r];
+    const bool gathered = res_vis && j >= 0 && static_cast<std::size_t>(j) < g.env_residual.size();
+    ImageF E = gathered ? g.env_residual[static_cast<std::size_t>(j)]
+                        : env_residual_irradiance_image(env_residuals_[r], res_vis, g.position, g.normal);
+    if (env_E.data.empty()) env_E = std::move(E);
+    else
+      for (std::size_t i = 0; i < E.data.size(); ++i) env_E.data[i] += E.data[i];
+  }
   LightSetup lamps = setup_;
   lamps.lights.clear();
   std::vector<ImageF> vis;
-  ImageF env_E;
   // A lamp's shadow can hold features thinner than the two pixels between evaluated ones;
   // an environment's suns are soft (EnvLightParams::sun_shadow_resolution).
   const int w = g.position.width, h = g.position.height;
@@ -233,18 +245,6 @@ ImageF Relighter::relight(const ViewGeometry& g) const {
   in.position = &g.position;
   for (const ImageF& v : vis) in.visibility.push_back(&v);
   in.ambient_albedo = &g.capture_linear;
-  // Without shadows every light is visible, the environment's residual included.
-  const AoMaps* res_vis = options_.shadows == ShadowMode::kNone ? nullptr : ao_maps_.get();
-  for (std::size_t r = 0; r < env_residuals_.size(); ++r) {
-    const int j = env_announced_[r];
-    const bool gathered = res_vis && j >= 0 && static_cast<std::size_t>(j) < g.env_residual.size();
-    ImageF computed;
-    if (!gathered) computed = env_residual_irradiance_image(env_residuals_[r], res_vis, g.position, g.normal);
-    const ImageF& E = gathered ? g.env_residual[static_cast<std::size_t>(j)] : computed;
-    if (env_E.data.empty()) env_E = E;
-    else
-      for (std::size_t i = 0; i < E.data.size(); ++i) env_E.data[i] += E.data[i];
-  }
   if (!env_E.data.empty()) in.irradiance = &env_E;
   return shade(lamps, in);
 }

@@ -23,11 +23,6 @@ struct SplatChunkSums {
   std::uint32_t visible = 0, min_key = std::numeric_limits<std::uint32_t>::max(), max_key = 0;
 };
 
-// Per-pixel scratch the tile kernels write in full before anything reads it: not cleared
-// when it grows (core/uninitialized_allocator.h).
-template <class T>
-using PixelScratch = UninitializedVector<T>;
-
 struct CpuForwardState final : ForwardState {
   // frame: the kernel build the forward ran; the backward runs the same one
   const CpuKernels* kernels = nullptr;
@@ -77,9 +72,10 @@ struct CpuForwardState final : ForwardState {
   std::vector<std::uint64_t> tile_keys;   // scratch
 
   // blend -> backward_tiles: per-pixel state, each from a 64-byte boundary (line_aligned):
-  // transmittance, colour, and what each wanted output saves (TileForwardArgs::saved)
-  PixelScratch<float> T_final, C_final;
-  PixelScratch<float> saved[aov::kCount];
+  // transmittance, colour, and what each wanted output saves (TileForwardArgs::saved); the
+  // tile kernels write them in full, so they grow uncleared (core/uninitialized_allocator.h)
+  UninitializedVector<float> T_final, C_final;
+  UninitializedVector<float> saved[aov::kCount];
   std::vector<std::uint32_t> inst_groups;  // [instances] lane groups where it blended or stopped a pixel
   std::vector<std::uint32_t> tile_stop;    // [tiles] where each tile's blend ended
   std::vector<std::atomic<int>> band_done;  // [tiles_y] scratch: tiles blended per band (compose)
