@@ -5,11 +5,8 @@
 //   a value. Clearing a large buffer on growth is one serial pass over fresh memory, which
 //   first touches every page on one thread while the others wait; left alone, the pages
 //   are touched by whichever threads write them.
-// - a buffer of at least one 2 MiB page that rounds up to whole pages with little waste
-//   (an eighth at most) is placed on page boundaries and advised as transparent huge
-//   pages (Linux; a hint the kernel ignores where they are off): its first touch is then
-//   one page fault per 2 MiB instead of 512, which matters where faults are slow, as in
-//   virtual machines.
+// - a buffer of at least one 2 MiB page goes on transparent huge pages
+//   (core/huge_pages.h), whatever the program's operator new does.
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -18,9 +15,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "glint/core/huge_pages.h"
 
 namespace glint {
 
@@ -34,24 +29,15 @@ struct UninitializedAllocator : std::allocator<T> {
   template <class U>
   UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
 
-  static constexpr std::size_t kHugePage = std::size_t(2) << 20;
-  static constexpr std::size_t whole_pages(std::size_t bytes) {
-    return (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  }
   // Whether a buffer of `bytes` goes on huge pages: the same answer in allocate and
   // deallocate, which a vector calls with the same count.
-  static constexpr bool on_huge_pages(std::size_t bytes) {
-    return bytes >= kHugePage && whole_pages(bytes) - bytes <= bytes / 8;
-  }
+  static constexpr bool on_huge_pages(std::size_t bytes) { return bytes >= kHugePage; }
 
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
     if (n > std::size_t(-1) / sizeof(T) || !on_huge_pages(bytes)) return std::allocator<T>::allocate(n);
-    void* p = std::aligned_alloc(kHugePage, whole_pages(bytes));
+    void* p = allocate_on_huge_pages(bytes);
     if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    ::madvise(p, whole_pages(bytes), MADV_HUGEPAGE);  // a hint: failure changes nothing
-#endif
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {  // n: what allocate was given, so in range
