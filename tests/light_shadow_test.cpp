@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/light/light_map.h"
 #include "glint/light/shadow_map.h"
 #include "support/light_scene.h"
 
@@ -185,4 +187,60 @@ TEST(LightShadow, SpotMapTexelsHaveACubeFacesSolidAngle) {
   EXPECT_LT(side, 384);
   EXPECT_LT(shadow_visibility(map, spot, {0, 0, 0}, {0, 0, 1}), 0.05);      // under the box
   EXPECT_GT(shadow_visibility(map, spot, {0, 0.45, 0}, {0, 0, 1}), 0.95);  // lit ground beside it
+}
+
+// The PCF window's taps against a slow reference that compares each texel with the
+// lookup's depth in double, on texels set at and around that depth in float (the nearest
+// float, the floats either side, empty and NaN texels), for kernels of 1 to 7 texels: the
+// taps may compare in float only where that changes no answer. A point light's cube map,
+// whose lookups are shadow_lookup's, so the reference finds the same window and depth.
+TEST(LightShadow, PcfTapsCompareEachTexelAsTheDepthItself) {
+  GaussianModel m = ground_and_box();
+  auto backend = make_cpu_backend();
+  const SceneBounds bounds = bounds_of_points(m.means);
+  const Light pt = Light::point({0.3, 0.2, 1.6}, 10.0);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> U(-1.4, 1.4);
+  std::uniform_int_distribution<int> pick(0, 7);
+  long ties = 0, compared = 0;
+  for (int k : {1, 3, 5, 7}) {
+    ShadowMapParams p;
+    p.resolution = 48;
+    p.pcf_kernel = k;
+    ShadowMap map = render_shadow_map(*backend, m, pt, bounds, p);
+    for (int i = 0; i < 300; ++i) {
+      const Vec3d x{U(rng), U(rng), i % 2 == 0 ? 0.0 : kBoxHi}, n{0, 0, 1};
+      const ShadowLookup L = shadow_lookup(map.views, pt, x, n, map.params);
+      if (L.face < 0) continue;
+      ImageF& d = map.depth[static_cast<std::size_t>(L.face)];
+      const int cx = static_cast<int>(std::floor(L.u)), cy = static_cast<int>(std::floor(L.v)), r = k / 2;
+      const float near = static_cast<float>(L.z);
+      const float values[8] = {near,
+                               std::nextafter(near, 0.f),
+                               std::nextafter(near, 1e30f),
+                               0.f,
+                               std::numeric_limits<float>::quiet_NaN(),
+                               near * 0.5f,
+                               near * 2.f,
+                               std::nextafter(std::nextafter(near, 0.f), 0.f)};
+      int lit = 0;
+      for (int yy = cy - r; yy <= cy + r; ++yy)
+        for (int xx = cx - r; xx <= cx + r; ++xx) {
+          float& t = d.data[static_cast<std::size_t>(std::clamp(yy, 0, d.height - 1)) * d.width +
+                            std::clamp(xx, 0, d.width - 1)];
+          t = values[pick(rng)];
+          ties += t == near;
+        }
+      for (int yy = cy - r; yy <= cy + r; ++yy)
+        for (int xx = cx - r; xx <= cx + r; ++xx) {
+          const double t = d.data[static_cast<std::size_t>(std::clamp(yy, 0, d.height - 1)) * d.width +
+                                  std::clamp(xx, 0, d.width - 1)];
+          lit += !(t > 0) || L.z <= t;
+        }
+      EXPECT_EQ(shadow_visibility(map, pt, x, n), static_cast<double>(lit) / (k * k)) << "kernel " << k << " point " << i;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 500);
+  EXPECT_GT(ties, 1000);
 }
