@@ -171,6 +171,37 @@ TEST(RenderOutputs, RenderAovCountWritesWholeSplatCounts) {
   EXPECT_GE(hi, 2.f) << "the box over the ground blends several splats into a pixel";
 }
 
+// Without the colour (want_rgb = false) rgb is empty and every other output keeps its
+// bits, the coverage included (composed from the same transmittance); with a median-only
+// map's settings as well.
+TEST(RenderOutputs, WithoutColourTheOtherOutputsKeepTheirBits) {
+  const GaussianModel m = ground_and_box();
+  const Camera cam = top_camera();
+  auto be = make_cpu_backend(2);
+  RenderSettings s = nothing_but_rgb();
+  s.want_alpha = s.want_depth = s.want_median_depth = s.want_normal = true;
+  const RenderOutput with = be->forward(m, cam, s);
+  s.want_rgb = false;
+  const RenderOutput without = be->forward(m, cam, s);
+  ASSERT_FALSE(with.rgb.data.empty());
+  EXPECT_TRUE(without.rgb.data.empty());
+  EXPECT_TRUE(same_bits(with.alpha, without.alpha));
+  EXPECT_TRUE(same_bits(with.depth, without.depth));
+  EXPECT_TRUE(same_bits(with.median_depth, without.median_depth));
+  EXPECT_TRUE(same_bits(with.normal, without.normal));
+  RenderSettings map = nothing_but_rgb();
+  map.want_median_depth = map.median_depth_only = true;
+  const RenderOutput coloured = be->forward(m, cam, map);
+  map.want_rgb = false;
+  std::vector<RenderOutput> outs;
+  be->forward_views(m, {cam, cam}, map, outs);
+  ASSERT_EQ(outs.size(), 2u);
+  for (const RenderOutput& o : outs) {
+    EXPECT_TRUE(o.rgb.data.empty());
+    EXPECT_TRUE(same_bits(o.median_depth, coloured.median_depth));
+  }
+}
+
 // median_depth_only lets the blend stop a pixel at its median step: the median depth keeps
 // its bits, the colour and alpha behind it are left partial, and no backward is possible.
 TEST(RenderOutputs, MedianDepthOnlyKeepsTheMedianAndStopsEarly) {

@@ -85,10 +85,12 @@ TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
   shadow.sh_degree = 0;
   shadow.want_alpha = false;
   shadow.want_median_depth = shadow.median_depth_only = true;
+  shadow.want_rgb = false;
   std::vector<RenderOutput> gv, cv;
   gpu->forward_views(m, {cam, cam}, shadow, gv);
   cpu->forward_views(m, {cam, cam}, shadow, cv);
   ASSERT_EQ(gv.size(), 2u);
+  EXPECT_TRUE(gv[1].rgb.data.empty() && cv[1].rgb.data.empty()) << "want_rgb = false leaves the colour out";
   EXPECT_TRUE(test::images_close("shadow median", gv[1].median_depth.data, cv[1].median_depth.data, 4e-4, slack));
   // AbsGS's statistic has no device kernel: such a render comes whole from the CPU backend.
   RenderSettings abs = rs;

@@ -17,6 +17,9 @@ namespace glint {
 
 struct RenderSettings {
   float background[3] = {0.f, 0.f, 0.f};  // composited under the RGB (not under other outputs)
+  // The colour (RenderOutput::rgb). Off, rgb is left empty: maps that read only a depth
+  // skip composing it, and its memory.
+  bool want_rgb = true;
   int sh_degree = -1;                     // active SH degree; -1: the model's sh_degree
   // want_alpha, want_depth, ...: one flag per row of backend/render_outputs.h
 #define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) bool want_##name = on;
@@ -49,7 +52,7 @@ class ForwardState {
 };
 
 struct RenderOutput {
-  ImageF rgb;  // [H,W,3] colour over the background
+  ImageF rgb;  // [H,W,3] colour over the background; empty unless want_rgb
   // alpha, depth, ...: one image per row of backend/render_outputs.h, [H,W,channels];
   // empty unless its want_ flag was set
 #define GLINT_X(name, channels, on, gradient, source, saved, look, meaning) ImageF name;

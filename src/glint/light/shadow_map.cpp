@@ -35,6 +35,7 @@ std::vector<ShadowMap> render_shadow_maps(Backend& backend, const GaussianModel&
   RenderSettings s;
   s.for_backward = false;  // rendered, never differentiated
   s.sh_degree = 0;         // only coverage and depth are read: no view-dependent colour to evaluate
+  s.want_rgb = false;      // nor colour at all
   s.want_alpha = depth == ShadowDepth::Expected;
   s.want_depth = depth == ShadowDepth::Expected;
   s.want_median_depth = depth == ShadowDepth::Median;

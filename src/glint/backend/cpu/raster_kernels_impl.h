@@ -819,6 +819,11 @@ void backward_tile(const TileBackwardArgs& a, int tile, unsigned flags) {
 void compose_rows(const TileForwardArgs& a, int y0, int y1) {
   const std::size_t W = std::size_t(a.width);
   float* const alpha = a.out[aov::alpha];
+  if (!a.rgb) {  // no colour wanted: the coverage alone, if that
+    if (alpha)
+      for (std::size_t pix = std::size_t(y0) * W; pix < std::size_t(y1) * W; ++pix) alpha[pix] = 1.f - a.T_final[pix];
+    return;
+  }
   // four interleaved pixels: t0 t0 t0 t1 | t1 t1 t2 t2 | t2 t3 t3 t3 against the channels
   const v4f bgA = {a.bg[0], a.bg[1], a.bg[2], a.bg[0]}, bgB = {a.bg[1], a.bg[2], a.bg[0], a.bg[1]},
             bgC = {a.bg[2], a.bg[0], a.bg[1], a.bg[2]}, one = bc4(1.f);

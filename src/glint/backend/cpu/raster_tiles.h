@@ -43,8 +43,8 @@ struct TileForwardArgs {
   const std::uint32_t* tile_offsets;  // [tiles + 1]
   int width, height, tiles_x;
   float bg[3];
-  // outputs, [H*W*C]; null when not wanted. rgb and the outputs of source `final` (alpha)
-  // are written by compose_rows after the tiles, the others by forward_tile.
+  // outputs, [H*W*C]; null when not wanted (rgb too). rgb and the outputs of source
+  // `final` (alpha) are written by compose_rows after the tiles, the others by forward_tile.
   float* rgb;
   float* out[aov::kCount];
   // state saved for backward, [H*W*C]

@@ -26,7 +26,8 @@ inline void download_image(const DeviceBuffer<float>& b, int w, int h, int c, Im
 // out.saved alone.
 inline void download_frame(const DeviceFrame& f, const RenderSettings& settings, RenderOutput& out) {
   const int w = f.image.width, h = f.image.height;
-  download_image(f.rgb, w, h, 3, out.rgb);
+  if (settings.want_rgb) download_image(f.rgb, w, h, 3, out.rgb);
+  else out.rgb = ImageF();
   const DeviceBuffer<float>* images[aov::kCount] = {};
   images[aov::alpha] = &f.alpha;
   images[aov::depth] = &f.depth;

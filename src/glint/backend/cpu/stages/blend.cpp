@@ -37,8 +37,8 @@ void blend(CpuForwardState& st, RenderOutput& out, int threads) {
   fa.height = H;
   fa.tiles_x = st.tiles_x;
   for (int c = 0; c < 3; ++c) fa.bg[c] = settings.background[c];
-  output_image(out.rgb, true, W, H, 3);
-  fa.rgb = out.rgb.data.data();
+  output_image(out.rgb, settings.want_rgb, W, H, 3);
+  fa.rgb = settings.want_rgb ? out.rgb.data.data() : nullptr;
   fa.T_final = line_aligned(st.T_final, P);
   fa.C_final = line_aligned(st.C_final, 3 * P);
   for (int i = 0; i < aov::kCount; ++i) {
