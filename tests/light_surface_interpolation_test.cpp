@@ -113,3 +113,39 @@ TEST(SurfaceInterpolation, DepthOfAnotherSizeIsAnError) {
   ImageF bad(kW, kH + 1, 1, 1.f);
   EXPECT_THROW(SurfaceInterpolationPlan(s.pos, s.nrm, bad, on(), "test"), Error);
 }
+
+// Skipped pixels are neither evaluated nor written, and their neighbours are evaluated
+// rather than interpolated from them: every other pixel comes out exact or within the spread.
+TEST(SurfaceInterpolation, SkippedPixelsAreLeftAloneAndNotInterpolatedFrom) {
+  Surface s;
+  for (bool interpolate : {true, false}) {
+    SCOPED_TRACE(interpolate);
+    const SurfaceInterpolationPlan plan(s.pos, s.nrm, s.depth, interpolate ? on() : SurfaceInterpolation{}, "test");
+    auto skipped = [](long i) { return i % kW >= 20 && i % kW < 37; };  // a band of columns, odd edges
+    auto f = [](double x, double y) { return 0.5 + 0.001 * x + 0.0005 * y; };  // smooth: interpolated
+    ImageF out(kW, kH, 1, -1.f);
+    std::atomic<long> n{0}, n_skipped{0};
+    using Point = SurfaceInterpolationPlan::Point;
+    plan.run_batched({{&out, false}}, [&](const Point* pts, int count) {
+      for (int k = 0; k < count; ++k) {
+        ++n;
+        n_skipped += skipped(pts[k].i);
+        out.data[static_cast<std::size_t>(pts[k].i)] = static_cast<float>(f(pts[k].x.x, pts[k].x.y));
+      }
+    }, skipped);
+    EXPECT_EQ(n_skipped.load(), 0);
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) {
+        const float v = out.data[static_cast<std::size_t>(y) * kW + x];
+        if (skipped(static_cast<long>(y) * kW + x)) {
+          ASSERT_EQ(v, -1.f) << x << ", " << y;
+          continue;
+        }
+        // Beside the band: evaluated, so exact (an interpolation from the band's -1 would not be).
+        if (x == 19 || x == 37) ASSERT_FLOAT_EQ(v, static_cast<float>(f(x, y))) << x << ", " << y;
+        ASSERT_NEAR(v, f(x, y), 1e-5) << x << ", " << y;
+      }
+    if (interpolate) EXPECT_LT(n.load(), (kW * kH - 17 * kH) / 2) << "most pixels must be interpolated";
+    else EXPECT_EQ(n.load(), kW * kH - 17 * kH);
+  }
+}

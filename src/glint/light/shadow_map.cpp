@@ -230,6 +230,17 @@ ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const Sur
                                int width, int height) {
   ImageF out(width, height, 1, 1.f);
   using Point = SurfaceInterpolationPlan::Point;
+  const ImageF &pos = plan.positions(), &nrm = plan.normals();
+  const bool sun = light.type == LightType::Sun;
+  auto faces_away = [&](long i) {
+    const Vec3f nf = load3(nrm.data.data(), i);
+    Vec3d l = light.direction;
+    if (!sun) {
+      const Vec3f x = load3(pos.data.data(), i);
+      l = light.position - Vec3d{x.x, x.y, x.z};
+    }
+    return !(nf.x * l.x + nf.y * l.y + nf.z * l.z > 0);
+  };
   plan.run_batched({{&out, false}}, [&](const Point* pts, int count) {
     Vec3d xs[SurfaceInterpolationPlan::kBatch], ns[SurfaceInterpolationPlan::kBatch];
     double vis[SurfaceInterpolationPlan::kBatch];
@@ -239,7 +250,7 @@ ImageF shadow_visibility_image(const ShadowMap& m, const Light& light, const Sur
     }
     shadow_visibility_batch(m, light, xs, ns, count, vis);
     for (int k = 0; k < count; ++k) out.data[static_cast<std::size_t>(pts[k].i)] = static_cast<float>(vis[k]);
-  });
+  }, faces_away);
   return out;
 }
 

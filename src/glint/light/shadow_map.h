@@ -58,7 +58,10 @@ void shadow_visibility_batch(const ShadowMap& map, const Light& light, const Vec
 // where the normal is zero (no surface).
 ImageF shadow_visibility_image(const ShadowMap& map, const Light& light, const ImageF& positions,
                                const ImageF& normals);
-// The same over a plan's pixels, interpolated where it allows (light/surface_interpolation.h).
+// The same over a plan's pixels, interpolated where it allows (light/surface_interpolation.h),
+// and not looked up where the surface faces away from the light (n . l <= 0: the light
+// gives it no irradiance, whatever the visibility); those pixels hold 1, as pixels without
+// a surface do.
 ImageF shadow_visibility_image(const ShadowMap& map, const Light& light, const SurfaceInterpolationPlan& plan,
                                int width, int height);
 

@@ -55,8 +55,20 @@ class SurfaceInterpolationPlan {
     Vec3d x, n;
   };
   static constexpr int kBatch = 256;
+  // The images the plan was built on (a pixel with a non-zero normal is a surface pixel;
+  // the normals are not necessarily of unit length).
+  const ImageF& positions() const { return pos_; }
+  const ImageF& normals() const { return nrm_; }
   template <class B>
-  void run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch) const;
+  void run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch) const {
+    run_batched(outputs, eval_batch, [](long) { return false; });
+  }
+  // The same, except that the surface pixels where skip(i) holds are neither evaluated
+  // nor interpolated (their outputs keep what they hold), and a pixel next to one is not
+  // interpolated either: quantities that need no value there (a light's visibility where
+  // the surface faces away from it).
+  template <class B, class S>
+  void run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch, S skip) const;
 
  private:
   // A candidate with its neighbours, made from its entry in candidates_ when it is visited
@@ -196,8 +208,8 @@ void SurfaceInterpolationPlan::run(const std::vector<InterpolatedOutput>& output
 }
 
 // The pixels of each batch are those run() would evaluate, so both give the same values.
-template <class B>
-void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch) const {
+template <class B, class S>
+void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>& outputs, B eval_batch, S skip) const {
   auto point = [&](long i) { return Point{i, at(pos_, i), normalize(at(nrm_, i))}; };
   if (!enabled_) {  // every surface pixel (for_surface_pixels' test)
     const long n = static_cast<long>(pos_.width) * pos_.height;
@@ -207,7 +219,7 @@ void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>
       int count = 0;
       for (long i = b; i < std::min(n, b + kBatch); ++i) {
         const Vec3f nf = load3(nrm_.data.data(), i);
-        if (nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0) pts[count++] = point(i);
+        if (nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0 && !skip(i)) pts[count++] = point(i);
       }
       if (count > 0) eval_batch(static_cast<const Point*>(pts), count);
     }
@@ -218,8 +230,9 @@ void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>
   for (long b = 0; b < ne; b += kBatch) {
     Point pts[kBatch];
     int count = 0;
-    for (long k = b; k < std::min(ne, b + kBatch); ++k) pts[count++] = point(evaluated_[static_cast<std::size_t>(k)]);
-    eval_batch(static_cast<const Point*>(pts), count);
+    for (long k = b; k < std::min(ne, b + kBatch); ++k)
+      if (const long i = evaluated_[static_cast<std::size_t>(k)]; !skip(i)) pts[count++] = point(i);
+    if (count > 0) eval_batch(static_cast<const Point*>(pts), count);
   }
 #pragma omp parallel for schedule(dynamic, 1)
   for (long b = 0; b < nc; b += kBatch) {
@@ -227,11 +240,15 @@ void SurfaceInterpolationPlan::run_batched(const std::vector<InterpolatedOutput>
     int count = 0;
     for (long k = b; k < std::min(nc, b + kBatch); ++k) {
       const Candidate c = candidate(candidates_[static_cast<std::size_t>(k)]);
-      if (agree(c, outputs)) interpolate(c, outputs);
+      if (skip(c.i)) continue;
+      bool next_to_skipped = false;
+      for (int j = 0; j < c.count; ++j) next_to_skipped = next_to_skipped || skip(c.nb[j]);
+      if (!next_to_skipped && agree(c, outputs)) interpolate(c, outputs);
       else pts[count++] = point(c.i);
     }
     if (count > 0) eval_batch(static_cast<const Point*>(pts), count);
   }
+
 }
 
 }  // namespace glint
