@@ -129,18 +129,36 @@ AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vecto
       for (int p = 0; p < count; ++p) {
         const long i = pts[p].i;
         out.ao.data[static_cast<std::size_t>(i)] = static_cast<float>(sw[p] > 0 ? sv[p] / sw[p] : 1.0);
-        for (std::size_t e = 0; e < ne; ++e) {
-          const Vec3d E = sums[static_cast<std::size_t>(p) * kMaxResiduals + e].irradiance(*env[e0 + e], pts[p].n);
+        for (std::size_t e = 0; e < ne; ++e)
           store3(out.residual_irradiance[e0 + e].data.data(), i,
-                 Vec3f{static_cast<float>(E.x), static_cast<float>(E.y), static_cast<float>(E.z)});
-        }
+                 sums[static_cast<std::size_t>(p) * kMaxResiduals + e].visibility());
       }
       e0 += ne;
     } while (e0 < env.size());
   };
+  // The residuals' images hold their weighted visibility while the plan runs, a value in
+  // [0,1] interpolated like the AO: the irradiance E_res(n) varies with the normal as well,
+  // so between neighbours of different normals it would rarely agree, and an interpolated
+  // pixel takes E_res of its own normal. Then every surface pixel's E_res(n) times it.
   std::vector<InterpolatedOutput> outputs{{&out.ao, false}};
-  for (ImageF& E : out.residual_irradiance) outputs.push_back({&E, true});
+  for (ImageF& E : out.residual_irradiance) outputs.push_back({&E, false});
   plan.run_batched(outputs, evaluate);
+  if (env.empty()) return out;
+  const ImageF& nrm = plan.normals();
+  const long np = static_cast<long>(width) * height;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < np; ++i) {
+    const Vec3f nf = load3(nrm.data.data(), i);
+    if (!(nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0)) continue;
+    const Vec3d n = normalize(Vec3d{nf.x, nf.y, nf.z});
+    for (std::size_t e = 0; e < env.size(); ++e) {
+      float* v = out.residual_irradiance[e].data.data() + 3 * i;
+      const Vec3d E = env[e]->residual.lookup(n);
+      v[0] = static_cast<float>(E.x * v[0]);
+      v[1] = static_cast<float>(E.y * v[1]);
+      v[2] = static_cast<float>(E.z * v[2]);
+    }
+  }
   return out;
 }
 

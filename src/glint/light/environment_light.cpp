@@ -283,10 +283,15 @@ EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<V
   return out;
 }
 
+Vec3f ResidualSums::visibility() const {
+  const auto ratio = [](double a, double b) { return b > 0 ? static_cast<float>(a / b) : 1.f; };
+  return {ratio(num.x, den.x), ratio(num.y, den.y), ratio(num.z, den.z)};
+}
+
 Vec3d ResidualSums::irradiance(const EnvLighting& env, Vec3d n) const {
   const Vec3d E = env.residual.lookup(n);
-  return {den.x > 0 ? E.x * num.x / den.x : E.x, den.y > 0 ? E.y * num.y / den.y : E.y,
-          den.z > 0 ? E.z * num.z / den.z : E.z};
+  const Vec3f v = visibility();
+  return {E.x * v.x, E.y * v.y, E.z * v.z};
 }
 
 Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x, Vec3d n) {

@@ -74,7 +74,11 @@ struct ResidualSums {
     num = num + v * w;
     den = den + w;
   }
-  // E_res(n) times the weighted visibility (1 where no direction carried weight).
+  // The weighted visibility per channel, num / den, as a float (1 where no direction
+  // carried weight): what an interpolated residual holds between pixels, since it varies
+  // with the occluders alone while E_res varies with the normal too.
+  Vec3f visibility() const;
+  // E_res(n) times the weighted visibility as visibility() gives it.
   Vec3d irradiance(const EnvLighting& env, Vec3d n) const;
 };
 
