@@ -25,11 +25,6 @@ Vec3d rect_moment(double p0, double p1, double e0, double e1) {
   return {cc * (std::sin(p1) - std::sin(p0)), cc * (std::cos(p0) - std::cos(p1)), sc * (p1 - p0)};
 }
 
-Vec3d rotate_z(Vec3d v, double a) {
-  const double c = std::cos(a), s = std::sin(a);
-  return {c * v.x - s * v.y, s * v.x + c * v.y, v.z};
-}
-
 // Per texel, world frame: first moment, its unit direction, solid angle, and the sine of an
 // angular radius bounding the texel around that direction (for the horizon test).
 struct TexelGeometry {
@@ -51,11 +46,13 @@ struct TexelGeometry {
     centre.resize(n);
     solid_angle.resize(n);
     sin_radius.resize(n);
+    sub_moment.resize(static_cast<std::size_t>(H) * kSub * kSub);
     for (int c = 0; c < W; ++c) {
       const double a = -(rot - c * 2 * kPi / W);
       to_col0_cos.push_back(std::cos(a));
       to_col0_sin.push_back(std::sin(a));
     }
+#pragma omp parallel for schedule(static)
     for (int r = 0; r < H; ++r) {
       double p0, p1, e0, e1;
       bounds(r, 0, p0, p1, e0, e1);
@@ -66,18 +63,22 @@ struct TexelGeometry {
         for (double ee : {e0, 0.5 * (e0 + e1), e1}) cos_min = std::min(cos_min, dot(c0, lat_long(pp, ee)));
       // 10% margin: the corners and edge midpoints bound the rectangle closely, not exactly.
       const double radius = std::min(0.5 * kPi, 1.1 * std::acos(std::clamp(cos_min, -1.0, 1.0)));
-      const double sa = env_texel_solid_angle(W, H, r);
+      const double sa = env_texel_solid_angle(W, H, r), sr = std::sin(radius);
+      Vec3d* sub = &sub_moment[static_cast<std::size_t>(r) * kSub * kSub];
       for (int a = 0; a < kSub; ++a)
         for (int b = 0; b < kSub; ++b)
-          sub_moment.push_back(rect_moment(p0 + (p1 - p0) * a / kSub, p0 + (p1 - p0) * (a + 1) / kSub,
-                                           e0 + (e1 - e0) * b / kSub, e0 + (e1 - e0) * (b + 1) / kSub));
+          sub[a * kSub + b] = rect_moment(p0 + (p1 - p0) * a / kSub, p0 + (p1 - p0) * (a + 1) / kSub,
+                                          e0 + (e1 - e0) * b / kSub, e0 + (e1 - e0) * (b + 1) / kSub);
+      // Column c is column 0's rectangle moved by -c 2pi/W in azimuth, so its moment is
+      // column 0's turned by that angle (and by the map's rotation): the turn back to
+      // column 0 inverted.
       for (int c = 0; c < W; ++c) {
-        bounds(r, c, p0, p1, e0, e1);
         const std::size_t i = static_cast<std::size_t>(r) * W + c;
-        moment[i] = rotate_z(rect_moment(p0, p1, e0, e1), rot);
+        const double cs = to_col0_cos[static_cast<std::size_t>(c)], sn = -to_col0_sin[static_cast<std::size_t>(c)];
+        moment[i] = {cs * m0.x - sn * m0.y, sn * m0.x + cs * m0.y, m0.z};
         centre[i] = normalize(moment[i]);
         solid_angle[i] = sa;
-        sin_radius[i] = std::sin(radius);
+        sin_radius[i] = sr;
       }
     }
   }
@@ -93,7 +94,7 @@ struct TexelGeometry {
     if (nc >= sin_radius[i]) return dot(n, moment[i]);
     if (nc <= -sin_radius[i]) return 0;
     const int r = static_cast<int>(i / W), c = static_cast<int>(i % W);
-    // n in the frame where this texel is row r's column-0 rectangle (rotate_z by the
+    // n in the frame where this texel is row r's column-0 rectangle (turned about +Z by the
     // column's angle, its cosine and sine from the table).
     const double cs = to_col0_cos[static_cast<std::size_t>(c)], sn = to_col0_sin[static_cast<std::size_t>(c)];
     const Vec3d nl{cs * n.x - sn * n.y, sn * n.x + cs * n.y, n.z};
@@ -250,11 +251,18 @@ EnvLighting decompose_environment(const EnvironmentMap& env, const std::vector<V
   out.residual_directions = dirs;
   std::vector<Vec3d> sum(dirs.size(), Vec3d{0, 0, 0});
   std::vector<double> area(dirs.size(), 0);
-  for (std::size_t i = 0; i < n && !dirs.empty(); ++i) {
+  // Each texel's nearest direction on every thread, then the sums in texel order.
+  std::vector<std::uint32_t> nearest(dirs.empty() ? 0 : n);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < nearest.size(); ++i) {
     std::size_t best = 0;
     double bd = -2;
     for (std::size_t k = 0; k < dirs.size(); ++k)
       if (double d = dot(g.centre[i], dirs[k]); d > bd) bd = d, best = k;
+    nearest[i] = static_cast<std::uint32_t>(best);
+  }
+  for (std::size_t i = 0; i < nearest.size(); ++i) {
+    const std::size_t best = nearest[i];
     area[best] += g.solid_angle[i];
     if (!removed[i]) sum[best] = sum[best] + g.solid_angle[i] * texel(env, i);
   }
