@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <array>
 
@@ -83,11 +84,13 @@ TEST(ImageIo, PngRoundTrip) {
 }
 
 // The zlib encoder: the same pixels back for every channel count, with rows of a width
-// whose bytes are no multiple of the pixel size's powers, and for a single row or column.
+// whose bytes are no multiple of the pixel size's powers, for a single row or column, and
+// for images tall enough to be deflated in several bands of rows (2 and 4), whose bytes do
+// not depend on the number of threads.
 TEST(ImageIo, FastPngRoundTrip) {
   test::TempDir dir;
   for (int c = 1; c <= 4; ++c)
-    for (auto [w, h] : {std::array<int, 2>{13, 7}, {1, 9}, {17, 1}, {64, 33}}) {
+    for (auto [w, h] : {std::array<int, 2>{13, 7}, {1, 9}, {17, 1}, {64, 33}, {37, 260}, {5, 700}}) {
       const Image8 img = test::pattern_image(w, h, c, c + w);
       const std::string name = dir.str("f" + std::to_string(c) + "_" + std::to_string(w) + ".png");
       test::write_file(name, encode_png_fast(img));
@@ -98,6 +101,13 @@ TEST(ImageIo, FastPngRoundTrip) {
       EXPECT_EQ(back.data, img.data) << c << " channels, " << w << " x " << h;
     }
   EXPECT_THROW(encode_png_fast(Image8{}), Error);
+  const Image8 tall = test::pattern_image(301, 517, 4, 3);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const std::string one = encode_png_fast(tall);
+  omp_set_num_threads(std::max(2, threads));
+  EXPECT_EQ(encode_png_fast(tall), one);
+  omp_set_num_threads(threads);
 }
 
 TEST(ImageIo, TruncatedPngNamesFileAndReason) {

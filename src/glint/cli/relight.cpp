@@ -192,8 +192,8 @@ void run_relight(const RelightArgs& args) {
       auto t2 = clock::now();
       for (std::size_t v = 0; v < views.size(); ++v) {
         ImageF lin = relighter.relight(views[v]);
-        // zlib's fastest level: the encoder runs on one thread after the view's shading on
-        // all of them, and stb's deflate was a large part of a single view's time.
+        // zlib's fastest level, bands of rows on every thread: stb's deflate, on one thread,
+        // was a large part of a single view's time.
         write_file_atomic(dir + "/r_" + std::to_string(src.split_index[v]) + ".png",
                           encode_png_fast(Relighter::encode(lin, views[v].alpha)));
       }
