@@ -240,8 +240,9 @@ TEST(LightEnvironment, OneBrightTexelIsASunAndRotates) {
   opt.ao.directions = 8;
   opt.ao.resolution = 64;
   opt.delight = false;
-  // The environment's suns sampled as a lamp is: maps of the lamp's size, every pixel.
+  // The environment's suns sampled as a lamp is: maps of the lamp's size and depth, every pixel.
   opt.interpolation.enabled = false;
+  opt.environment.sun_shadow_depth = opt.shadow_map.depth;
   for (ShadowMode mode : {ShadowMode::kPcf, ShadowMode::kTransmittance}) {
     opt.shadows = mode;
     opt.transmittance.resolution = 128;

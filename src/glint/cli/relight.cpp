@@ -73,9 +73,10 @@ void add_relight(CLI::App& app) {
                   "Shadow map resolution of the lamps (texels a side; an environment light's suns: --env-shadow-res)")
       ->check(CLI::Range(16, 8192));
   std::map<std::string, ShadowDepth> depth_kinds{{"median", ShadowDepth::Median}, {"expected", ShadowDepth::Expected}};
-  sub->add_option("--shadow-depth", a->opt.shadow_map.depth,
-                  "Shadow and ambient-occlusion map depth: expected (alpha-normalised, the definition glint view's page "
-                  "renders; default) or median (where transmittance falls below 0.5)")
+  CLI::Option* shadow_depth = sub->add_option("--shadow-depth", a->opt.shadow_map.depth,
+                  "What a shadow-map texel holds: expected (alpha-normalised) or median (where transmittance falls below "
+                  "0.5) depth. Default: expected for the lamps, median for the ambient-occlusion maps and an environment's "
+                  "suns; given, it sets every map (expected: the definition glint view's page renders)")
       ->transform(CLI::CheckedTransformer(depth_kinds, CLI::ignore_case));
   sub->add_option("--pcf", a->opt.shadow_map.pcf_kernel, "PCF kernel width in texels (odd)")->check(CLI::Range(1, 15));
   CLI::Option* smooth = sub->add_option("--normal-smooth", a->opt.normal_filter.sigma_spatial_px,
@@ -134,14 +135,15 @@ void add_relight(CLI::App& app) {
   sub->add_flag("-f,--force", a->force, "Overwrite existing files in the output folder");
   add_backend_flag(*sub, a->backend);
   add_dataset_flags(*sub, a->flags);
-  sub->callback([a, smooth, fit_px, fit_depth] {
+  sub->callback([a, smooth, fit_px, fit_depth, shadow_depth] {
     if (smooth->count() && a->opt.normals == NormalSource::kFit)
       throw Error("--normal-smooth smooths --normals splats or depth; the default normals are fit (their window: --normal-fit-px)");
     if (fit_px->count() && a->opt.normals != NormalSource::kFit)
       throw Error("--normal-fit-px is the window of --normals fit");
     if (fit_depth->count() && a->opt.normals != NormalSource::kFit)
       throw Error("--fit-depth chooses the positions of --normals fit");
-    a->opt.ao.depth = a->opt.shadow_map.depth;  // one flag for both kinds of depth map
+    if (shadow_depth->count())  // given: every kind of map, as glint view's page has them all of one
+      a->opt.ao.depth = a->opt.environment.sun_shadow_depth = a->opt.shadow_map.depth;
     a->opt.interpolation.enabled = a->opt.interpolation.max_spread > 0;
     run_relight(*a);
   });

@@ -33,6 +33,8 @@ struct EnvLightParams {
   // texels up to cluster_radius_deg around it, so its shadow edges are soft at that angle:
   // finer maps than the lamps' resolve detail the light does not have.
   int sun_shadow_resolution = 256;
+  // What a texel of a sun's shadow map holds (light/shadow_map.h).
+  ShadowDepth sun_shadow_depth = ShadowDepth::Median;
 };
 
 // Unoccluded irradiance per normal on a lat-long grid (azimuth 2pi i/W, elevation

@@ -188,7 +188,10 @@ void Relighter::set_setup(const LightSetup& setup) {
   if (options_.shadows == ShadowMode::kPcf) {
     std::vector<ShadowMapParams> params(setup_.lights.size(), options_.shadow_map);
     for (std::size_t i = 0; i < params.size(); ++i)
-      if (env_sun[i]) params[i].resolution = sun_res;
+      if (env_sun[i]) {
+        params[i].resolution = sun_res;
+        params[i].depth = options_.environment.sun_shadow_depth;
+      }
     shadow_maps_ = render_shadow_maps(backend_, model_, setup_.lights, bounds_, params);
   } else if (options_.shadows == ShadowMode::kTransmittance) {
     for (std::size_t i = 0; i < setup_.lights.size(); ++i) {
