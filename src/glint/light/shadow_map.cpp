@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "glint/core/error.h"
 #include "glint/light/surface_map.h"
@@ -109,15 +111,71 @@ ShadowLookup single_face_lookup(const LightViews& views, const Light& light, Vec
   return r;
 }
 
+typedef double vd __attribute__((vector_size(32)));
+typedef long long vm __attribute__((vector_size(32)));  // lane masks: all ones or zero
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GLINT_LOOKUP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GLINT_LOOKUP_CLONES
+#endif
+
+typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
+
+// The lit taps of a K x K window whose texels all lie on the map of W x H texels, its
+// top-left texel at (x0, y0): a texel is lit where it is empty (!(t > 0)) or not nearer
+// than the lookup's depth, which zf stands for in float (pcf_threshold). A row's texels on
+// the lanes of one 8-wide load (the lanes past K masked off), which may read past the
+// window's row but not past the map: the last rows, where it would, are copied first.
+template <int K>
+__attribute__((always_inline)) inline int pcf_lit_inside(const float* px, int W, int H, int x0, int y0, float zf) {
+  static_assert(K >= 1 && K <= 8);
+  v8i lane_in{};
+  for (int l = 0; l < K; ++l) lane_in[l] = -1;
+  v8i acc{};
+  const v8f z = {zf, zf, zf, zf, zf, zf, zf, zf}, zero{};
+  const std::size_t end = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
+  for (int yy = 0; yy < K; ++yy) {
+    const std::size_t at = static_cast<std::size_t>(y0 + yy) * W + x0;
+    v8f t{};
+    if (at + 8 <= end) std::memcpy(&t, px + at, sizeof t);  // a constant size: one load
+    else std::memcpy(&t, px + at, K * sizeof(float));
+    acc += (~(t > zero) | (t >= z)) & lane_in;  // -1 per lit tap
+  }
+  int lit = 0;
+  for (int l = 0; l < K; ++l) lit -= acc[l];
+  return lit;
+}
+
+// The float f with f >= z exactly when a float t satisfies double(t) >= z: the smallest
+// float not below z (z rounded to float, one step up where that fell below it; NaN stays
+// NaN, which no t satisfies, as in double).
+__attribute__((always_inline)) inline float pcf_threshold(double z) {
+  float f = static_cast<float>(z);
+  if (static_cast<double>(f) < z) {  // f is finite here, and +0 rather than -0
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits = f >= 0 ? bits + 1 : bits - 1;
+    std::memcpy(&f, &bits, sizeof bits);
+  }
+  return f;
+}
+
 // Fraction of the k x k texels around (u, v) nearer than z (or empty); the window clamped
 // to the face.
-double depth_pcf(const ImageF& d, double u, double v, double z, int k) {
+__attribute__((always_inline)) inline double pcf_window(const ImageF& d, double u, double v, double z, int k) {
   const int r = k / 2;
   const int cx = static_cast<int>(std::floor(u)), cy = static_cast<int>(std::floor(v));
   const float* px = d.data.data();
   const int W = d.width, H = d.height;
+  const double taps = (2 * r + 1) * (2 * r + 1);
+  const bool inside = cx - r >= 0 && cy - r >= 0 && cx + r < W && cy + r < H;
+  // The kernels of the AO maps (5) and of the lamps' and suns' maps (3) on vector lanes.
+  if (inside && k == 5) return pcf_lit_inside<5>(px, W, H, cx - r, cy - r, pcf_threshold(z)) / taps;
+  if (inside && k == 3) return pcf_lit_inside<3>(px, W, H, cx - r, cy - r, pcf_threshold(z)) / taps;
   int lit = 0;
-  if (cx - r >= 0 && cy - r >= 0 && cx + r < W && cy + r < H) {
+  if (inside) {
     // Both tests evaluated and or-ed rather than short-circuited: whether a texel is empty
     // changes from tap to tap at silhouettes, a branch the CPU mispredicts.
     for (int yy = cy - r; yy <= cy + r; ++yy) {
@@ -134,17 +192,17 @@ double depth_pcf(const ImageF& d, double u, double v, double z, int k) {
         lit += (!(occ > 0) || z <= occ) ? 1 : 0;
       }
   }
-  return static_cast<double>(lit) / ((2 * r + 1) * (2 * r + 1));
+  return static_cast<double>(lit) / taps;
 }
 
-typedef double vd __attribute__((vector_size(32)));
-typedef long long vm __attribute__((vector_size(32)));  // lane masks: all ones or zero
+double depth_pcf(const ImageF& d, double u, double v, double z, int k) { return pcf_window(d, u, v, z, k); }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GLINT_LOOKUP_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GLINT_LOOKUP_CLONES
-#endif
+// pcf_window of a map for up to four lookups (1 where ok[l] is false), compiled for the
+// vector units the machine has.
+GLINT_LOOKUP_CLONES void pcf4(const ImageF& d, const double* u, const double* v, const double* z, const long long* ok,
+                              int k, int count, double* out) {
+  for (int l = 0; l < count; ++l) out[l] = ok[l] ? pcf_window(d, u[l], v[l], z[l], k) : 1;
+}
 
 // single_face_lookup of a sun's map for four points at once (x, n: four each), one per
 // lane, each with the scalar code's operations in its order (the file builds without
@@ -210,7 +268,7 @@ void shadow_visibility_batch(const ShadowMap& m, const Light& light, const Vec3d
     double u[4], v[4], z[4];
     long long ok[4];
     sun_lookup4(c, g, m.params, light.direction, xs, ns, u, v, z, ok);
-    for (int l = 0; l < k; ++l) out[b + l] = ok[l] ? depth_pcf(m.depth[0], u[l], v[l], z[l], m.params.pcf_kernel) : 1;
+    pcf4(m.depth[0], u, v, z, ok, m.params.pcf_kernel, k, out + b);
   }
 }
 
