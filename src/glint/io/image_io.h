@@ -21,7 +21,9 @@ Image8 read_image(const std::string& path);
 std::string encode_png(const Image8& image);
 // The same pixels through zlib's fastest level (every row Paeth-filtered, as encode_png
 // does), for outputs whose write time counts (glint relight's images): far less deflate
-// work than stb's (on relit images the files also come out smaller).
+// work than stb's (on relit images the files also come out smaller). Tall images are cut
+// into up to four bands of rows deflated on separate threads and joined into one stream;
+// the bands depend on the height only, so the bytes do not depend on the thread count.
 std::string encode_png_fast(const Image8& image);
 
 }  // namespace glint
