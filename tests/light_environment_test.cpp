@@ -78,6 +78,14 @@ GaussianModel grey_scene() {
   return m;
 }
 
+// Relight options with few, small AO maps: enough to occlude the grey scene, quick to render.
+RelightOptions small_ao_options() {
+  RelightOptions opt;
+  opt.ao.directions = 16;
+  opt.ao.resolution = 64;
+  return opt;
+}
+
 double max_abs_diff(const ImageF& a, const ImageF& b) {
   double d = 0;
   for (std::size_t i = 0; i < a.data.size(); ++i) d = std::max(d, double(std::abs(a.data[i] - b.data[i])));
@@ -386,10 +394,8 @@ TEST(LightEnvironment, ResidualGatheredInTheAoPassIsTheSeparatePass) {
   auto backend = make_cpu_backend(2);
   GaussianModel m = grey_scene();
   const Camera cam = view_camera();
-  RelightOptions opt;
+  RelightOptions opt = small_ao_options();
   opt.shadow_map.resolution = 128;
-  opt.ao.directions = 16;
-  opt.ao.resolution = 64;
   opt.interpolation.enabled = false;  // compared with the separate passes pixel by pixel
   EnvironmentMap env = random_map(32, 5);
   set_texel(env, 6, 20, {300, 200, 100});
@@ -430,9 +436,7 @@ TEST(LightEnvironment, InterpolatedAoIsWithinTheSpreadOfEveryPixel) {
   auto backend = make_cpu_backend(2);
   GaussianModel m = grey_scene();
   const Camera cam = view_camera();
-  RelightOptions opt;
-  opt.ao.directions = 16;
-  opt.ao.resolution = 64;
+  RelightOptions opt = small_ao_options();
   ASSERT_TRUE(opt.interpolation.enabled);
   const ViewGeometry fast = Relighter(m, *backend, opt).prepare(cam);
   opt.interpolation.enabled = false;
@@ -461,9 +465,7 @@ TEST(LightEnvironment, InterpolatedResidualIsWithinTheSpreadOfEveryPixel) {
   auto backend = make_cpu_backend(2);
   GaussianModel m = grey_scene();
   const Camera cam = view_camera();
-  RelightOptions opt;
-  opt.ao.directions = 16;
-  opt.ao.resolution = 64;
+  RelightOptions opt = small_ao_options();
   EnvironmentMap env = random_map(32, 5);
   const LightSetup setup{"env", {1, 1, 1}, 0, {Light::environment_light(env)}};
   auto prepared = [&](bool interpolate) {
