@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev          # libFuzzer + ASan/UBSan builds
   libcli11-dev nlohmann-json3-dev libstb-dev
   zlib1g-dev                        # glint relight's PNG writer (encode_png_fast)
+  libopenexr-dev                    # OpenEXR environment maps (io/exr.h)
   libgtest-dev libgmock-dev libbenchmark-dev
   libomp-dev libnanoflann-dev
   libcpp-httplib-dev                # glint view's local HTTP server (header-only use)

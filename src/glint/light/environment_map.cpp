@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "glint/core/error.h"
+#include "glint/io/exr.h"
 #include "glint/io/hdr.h"
 #include "glint/io/pfm.h"
 
@@ -88,8 +89,10 @@ EnvironmentMap read_environment_map(const std::string& path, double strength, do
     env.texels = read_pfm(path);
   else if (ext == ".hdr")
     env.texels = read_radiance_hdr(path);
+  else if (ext == ".exr")
+    env.texels = read_openexr(path);
   else
-    throw Error(path, "unsupported environment map format '" + ext + "' (.pfm or .hdr)");
+    throw Error(path, "unsupported environment map format '" + ext + "' (.pfm, .hdr or .exr)");
   env.strength = strength;
   env.rotation_z = rotation_z_deg * kPi / 180;
   env.file = path;
