@@ -47,7 +47,7 @@ Vec3d env_texel_moment(int width, int height, int row, int col);
 // The unit direction of a texel's moment, in the world frame (its "centre").
 Vec3d env_texel_direction(const EnvironmentMap& env, int row, int col);
 
-// Reads .pfm (3-channel) or Radiance .hdr; `strength` >= 0 and finite. Throws glint::Error
+// Reads .pfm (3-channel), Radiance .hdr or OpenEXR .exr; `strength` >= 0 and finite. Throws glint::Error
 // naming the file for a missing/undecodable file, a 1-channel PFM, a size other than
 // W = 2H, or negative / non-finite texels.
 EnvironmentMap read_environment_map(const std::string& path, double strength = 1, double rotation_z_deg = 0);
