@@ -122,9 +122,7 @@ int main(int argc, char** argv) {
     if (k == "--fit-plane") opt.plane_fit.sigma_plane_rel = std::stof(v);
     if (k == "--fit-planarity") opt.plane_fit.planarity = std::stof(v);
     if (k == "--mixed-depth") opt.mixed_depth = std::stof(v);
-    if (k == "--shadow-depth")
-      opt.shadow_map.depth = opt.ao.depth = opt.environment.sun_shadow_depth =
-          v == "expected" ? ShadowDepth::Expected : ShadowDepth::Median;
+    if (k == "--shadow-depth") opt.set_map_depth(v == "expected" ? ShadowDepth::Expected : ShadowDepth::Median);
     if (k == "--shadows")
       opt.shadows = v == "none" ? ShadowMode::kNone : v == "transmittance" ? ShadowMode::kTransmittance : ShadowMode::kPcf;
   }

@@ -142,8 +142,8 @@ void add_relight(CLI::App& app) {
       throw Error("--normal-fit-px is the window of --normals fit");
     if (fit_depth->count() && a->opt.normals != NormalSource::kFit)
       throw Error("--fit-depth chooses the positions of --normals fit");
-    if (shadow_depth->count())  // given: every kind of map, as glint view's page has them all of one
-      a->opt.ao.depth = a->opt.environment.sun_shadow_depth = a->opt.shadow_map.depth;
+    if (shadow_depth->count())  // given: every kind of map
+      a->opt.set_map_depth(a->opt.shadow_map.depth);
     a->opt.interpolation.enabled = a->opt.interpolation.max_spread > 0;
     run_relight(*a);
   });

@@ -34,11 +34,14 @@ enum class FitDepth { kPlanar, kExpected };
 
 struct RelightOptions {
   // The lamps' shadow maps of expected depth, as glint view's page renders them: with the
-  // 2D filter's models they score up to 0.3 dB over median-depth maps. The AO maps and an
+  // 2D filter's models they score up to 0.34 dB over median-depth maps. The AO maps and an
   // environment's suns keep the median depth (AoParams, EnvLightParams): within 0.04 dB
   // of expected depth there (the suns' 0.07 dB better), and a texel stops blending at its
   // median, which makes those 80 maps cheaper (docs/LIGHTING.md).
   RelightOptions() { shadow_map.depth = ShadowDepth::Expected; }
+  // One depth for every kind of map: the lamps', the AO maps and an environment's suns'
+  // (glint relight --shadow-depth; glint view's page has them all of expected depth).
+  void set_map_depth(ShadowDepth d) { shadow_map.depth = ao.depth = environment.sun_shadow_depth = d; }
   ShadowMode shadows = ShadowMode::kPcf;
   bool delight = true;              // divide the capture by the splats' ambient occlusion
   NormalSource normals = NormalSource::kFit;

@@ -171,9 +171,18 @@ __attribute__((always_inline)) inline double pcf_window(const ImageF& d, double 
   const int W = d.width, H = d.height;
   const double taps = (2 * r + 1) * (2 * r + 1);
   const bool inside = cx - r >= 0 && cy - r >= 0 && cx + r < W && cy + r < H;
-  // The kernels of the AO maps (5) and of the lamps' and suns' maps (3) on vector lanes.
-  if (inside && k == 5) return pcf_lit_inside<5>(px, W, H, cx - r, cy - r, pcf_threshold(z)) / taps;
-  if (inside && k == 3) return pcf_lit_inside<3>(px, W, H, cx - r, cy - r, pcf_threshold(z)) / taps;
+  // Windows up to 7 texels wide on vector lanes (a row fits one 8-wide load); wider ones,
+  // and windows cut by the face's edge, tap by tap below.
+  if (inside) {
+    const int x0 = cx - r, y0 = cy - r;
+    switch (2 * r + 1) {
+      case 1: return pcf_lit_inside<1>(px, W, H, x0, y0, pcf_threshold(z)) / taps;
+      case 3: return pcf_lit_inside<3>(px, W, H, x0, y0, pcf_threshold(z)) / taps;
+      case 5: return pcf_lit_inside<5>(px, W, H, x0, y0, pcf_threshold(z)) / taps;
+      case 7: return pcf_lit_inside<7>(px, W, H, x0, y0, pcf_threshold(z)) / taps;
+      default: break;
+    }
+  }
   int lit = 0;
   if (inside) {
     // Both tests evaluated and or-ed rather than short-circuited: whether a texel is empty
