@@ -152,11 +152,9 @@ AoAndResiduals ambient_occlusion_and_residuals(const AoMaps& m, const std::vecto
     if (!(nf.x * nf.x + nf.y * nf.y + nf.z * nf.z > 0)) continue;
     const Vec3d n = normalize(Vec3d{nf.x, nf.y, nf.z});
     for (std::size_t e = 0; e < env.size(); ++e) {
-      float* v = out.residual_irradiance[e].data.data() + 3 * i;
-      const Vec3d E = env[e]->residual.lookup(n);
-      v[0] = static_cast<float>(E.x * v[0]);
-      v[1] = static_cast<float>(E.y * v[1]);
-      v[2] = static_cast<float>(E.z * v[2]);
+      float* v = out.residual_irradiance[e].data.data();
+      const Vec3d E = env[e]->residual_irradiance(n, load3(v, i));
+      store3(v, i, Vec3f{static_cast<float>(E.x), static_cast<float>(E.y), static_cast<float>(E.z)});
     }
   }
   return out;

@@ -297,9 +297,7 @@ Vec3f ResidualSums::visibility() const {
 }
 
 Vec3d ResidualSums::irradiance(const EnvLighting& env, Vec3d n) const {
-  const Vec3d E = env.residual.lookup(n);
-  const Vec3f v = visibility();
-  return {E.x * v.x, E.y * v.y, E.z * v.z};
+  return env.residual_irradiance(n, visibility());
 }
 
 Vec3d env_residual_irradiance(const EnvLighting& env, const AoMaps* ao, Vec3d x, Vec3d n) {

@@ -50,6 +50,12 @@ struct EnvLighting {
   std::vector<Vec3d> residual_directions;  // the AO directions the residual is weighted on
   std::vector<Vec3d> residual_weights;     // mean residual radiance of each direction's cell
   IrradianceTable residual;                // E_res(n), strength included
+  // E_res(n) times a weighted visibility per channel (ResidualSums::visibility): the one
+  // product every way of shading the residual ends in.
+  Vec3d residual_irradiance(Vec3d n, Vec3f visibility) const {
+    const Vec3d E = residual.lookup(n);
+    return {E.x * visibility.x, E.y * visibility.y, E.z * visibility.z};
+  }
 };
 
 // `residual_directions`: the directions of the AO maps that will give the residual's
