@@ -97,7 +97,9 @@ void expect_within_bounds(const GaussianModel& m, const GaussianModel& back, int
       for (int c = 1; c < 4; ++c) EXPECT_NEAR(back.quats[i * 4 + c], s * q[c], SpzBounds::kRotationV2Step / 2 + 1e-6);
     }
   }
-  if (version >= 3) EXPECT_LT(worst_angle, 0.3 * std::numbers::pi / 180) << "degrees: " << worst_angle * 180 / std::numbers::pi;
+  if (version >= 3) {
+    EXPECT_LT(worst_angle, 0.3 * std::numbers::pi / 180) << "degrees: " << worst_angle * 180 / std::numbers::pi;
+  }
 }
 
 TEST(Spz, RoundTripWithinTheQuantisationAtEveryDegree) {
@@ -235,7 +237,10 @@ TEST(Spz, FractionalBitsShrinkForLargeScenes) {
   EXPECT_EQ(spz_fractional_bits(m, "t"), 11);
   const GaussianModel back = read_spz_bytes(write_spz_bytes(m), "t.spz");
   expect_within_bounds(m, back, 11, 3);
-  m.means[4] = -8388608.f;
+  m.means[4] = -8388608.f;  // the most negative 24-bit value fits, with no fractional bits
+  EXPECT_EQ(spz_fractional_bits(m, "t"), 0);
+  EXPECT_EQ(read_spz_bytes(write_spz_bytes(m), "t.spz").means[4], -8388608.f);
+  m.means[4] = 8388608.f;
   EXPECT_THROW(spz_fractional_bits(m, "t"), Error);
   try {
     write_spz_bytes(m, "big.spz");

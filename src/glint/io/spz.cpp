@@ -140,13 +140,16 @@ std::uint8_t encode_sh(double x, int k) {
 }  // namespace
 
 int spz_fractional_bits(const GaussianModel& m, const std::string& name) {
-  double largest = 0;
-  for (float v : m.means) largest = std::max(largest, std::abs(static_cast<double>(v)));
-  constexpr double kLimit = 8388607.0;  // 2^23 - 1
+  double lo = 0, hi = 0;
+  for (float v : m.means) {
+    lo = std::min(lo, static_cast<double>(v));
+    hi = std::max(hi, static_cast<double>(v));
+  }
+  // 24-bit two's complement: -2^23 .. 2^23 - 1
   for (int bits = kDefaultFractionalBits; bits >= 0; --bits)
-    if (std::round(std::ldexp(largest, bits)) <= kLimit) return bits;
-  throw Error(name, "a splat position of " + std::to_string(largest) +
-                        " does not fit .spz's 24-bit fixed point (at most 8388607)");
+    if (std::round(std::ldexp(hi, bits)) <= 8388607.0 && std::round(std::ldexp(lo, bits)) >= -8388608.0) return bits;
+  throw Error(name, "a splat position of " + std::to_string(std::abs(lo) > hi ? lo : hi) +
+                        " does not fit .spz's 24-bit fixed point (-8388608 to 8388607)");
 }
 
 GaussianModel read_spz_bytes(const std::string& data, const std::string& name) {
@@ -259,7 +262,7 @@ std::string write_spz_bytes(const GaussianModel& m, const std::string& name, con
   const double scale = std::ldexp(1.0, bits);
   for (std::size_t i = 0; i < 3 * n; ++i) {
     const double v = std::round(m.means[i] * scale);
-    if (std::abs(v) > 8388607.0)
+    if (v > 8388607.0 || v < -8388608.0)
       throw Error(name, "splat " + std::to_string(i / 3) + "'s position " + std::to_string(m.means[i]) +
                             " does not fit 24 bits with " + std::to_string(bits) + " fractional bits");
     const auto fixed = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
