@@ -10,6 +10,12 @@
 #include <random>
 
 #include "glint/core/error.h"
+#include "glint/io/cameras_json.h"
+#include "glint/io/image_io.h"
+#include "glint/io/ply.h"
+#include "glint/train/metrics.h"
+#include "glint/io/image_ops.h"
+#include "support/light_scene.h"
 #include "glint/io/gzip.h"
 #include "glint/io/model_file.h"
 #include "glint/io/spz.h"
@@ -315,6 +321,41 @@ TEST(Spz, ModelFileLayerPicksItByExtension) {
   save_model(dir.str("a.SPZ"), m);
   EXPECT_EQ(model_format_for(dir.str("a.SPZ")), ModelFormat::Spz);
   expect_within_bounds(m, load_model(dir.str("a.SPZ")), 12, 3);
+}
+
+// The commands take .spz wherever they take a model: glint render draws the .spz that
+// glint convert wrote as it draws the PLY (within the quantisation), glint info reports it.
+TEST(SpzCli, ConvertThenRenderAndInfo) {
+  test::TempDir d;
+  write_ply(d.str("scene.ply"), test::ground_and_box());
+  Camera c;
+  c.name = "top";
+  c.width = c.height = 64;
+  c.fx = c.fy = 80;
+  c.cx = c.cy = 32;
+  c.R = {{1, 0, 0, 0, -1, 0, 0, 0, -1}};
+  c.t = -(c.R * Vec3d{0.2, 0.1, 4});
+  write_cameras_json(d.str("cameras.json"), {c});
+  test::CommandResult r = test::run_glint("convert " + d.str("scene.ply") + " " + d.str("scene.spz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SPZ version 3"), std::string::npos) << r.out;
+  for (const char* m : {"ply", "spz"}) {
+    r = test::run_glint("render " + d.str(std::string("scene.") + m) + " " + d.str("cameras.json") + " -o " +
+                        d.str(std::string("out_") + m));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const ImageF a = to_float(read_image(d.str("out_ply/top.png"))), b = to_float(read_image(d.str("out_spz/top.png")));
+  const double p = psnr(a, b);
+  std::printf("glint render, .spz against .ply: %.2f dB\n", p);
+  EXPECT_GT(p, 35.0);
+  r = test::run_glint("info " + d.str("scene.spz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(".spz (Niantic, quantised)"), std::string::npos) << r.out;
+  test::write_file(d.str("bad.spz"), "\x1f\x8b not really");
+  r = test::run_glint("render " + d.str("bad.spz") + " " + d.str("cameras.json") + " -o " + d.str("out_bad"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("glint: error: " + d.str("bad.spz") + ": ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 }  // namespace

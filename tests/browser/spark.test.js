@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { launchBrowser } from './lib/browser.js';
-import { runGlint } from './lib/glint.js';
+import { runGlint, startView } from './lib/glint.js';
 import { randomSplats, writeSplatPly } from './lib/splat_ply.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -142,6 +142,10 @@ test('Spark draws the .spz Glint writes as it draws Glint\'s PLY of the model, a
     assert.ok(d.psnr > 30, `Spark's .spz through Glint differs from the PLY: ${d.psnr} dB`);
     assert.deepEqual(errors, []);
     await p.close();
+    // glint view serves a .spz as any model
+    const view = await startView([path.join(dir, 'model.spz')]);
+    assert.match(view.output(), /1500 splats/);
+    assert.equal((await view.stop()).code, 0);
   } finally {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });
