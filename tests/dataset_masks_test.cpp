@@ -155,7 +155,7 @@ TEST(DatasetMasks, MaskedDistractorLeavesTheModel) {
     write_file((d.path() / "train" / e.path().filename()).string(), encode_png(img));
     write_file((d.path() / "masks/train" / e.path().filename()).string(), encode_png(mask));
   }
-  const std::string common = " --steps 600 --schedule-steps 600 --downscale 4 --eval-every 0 -q --threads 1";
+  const std::string common = " --steps 600 --schedule-steps 600 --downscale 8 --eval-every 0 -q --threads 1";
   CommandResult r = run_glint("train '" + d.str() + "' -o '" + d.str("masked") + "'" + common);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("(unmasked pixels only)"), std::string::npos) << r.out;
@@ -166,17 +166,17 @@ TEST(DatasetMasks, MaskedDistractorLeavesTheModel) {
   double err_masked = 0, err_open = 0, red_open = 0;
   for (const char* run : {"masked", "open"}) {
     r = run_glint("render '" + d.str(std::string(run) + "/scene.ply") + "' '" + d.str() + "' --split train -o '" +
-                  d.str(std::string(run) + "/train") + "' --downscale 4");
+                  d.str(std::string(run) + "/train") + "' --downscale 8");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   int n = 0;
   for (const auto& e : fs::directory_iterator(demo / "train")) {
-    const Image8 clean = resize_area(to_rgb(read_image(e.path().string()), {1, 1, 1}), 50, 50);
+    const Image8 clean = resize_area(to_rgb(read_image(e.path().string()), {1, 1, 1}), 25, 25);
     const std::string name = e.path().stem().string() + ".png";
     const Image8 masked = read_image(d.str("masked/train/" + name));
     const Image8 open = read_image(d.str("open/train/" + name));
-    for (int y = 20; y < 30; ++y)  // the block's pixels at 1/4: [18, 32)
-      for (int x = 20; x < 30; ++x)
+    for (int y = 10; y < 15; ++y)  // the block's pixels at 1/8: [9, 16)
+      for (int x = 10; x < 15; ++x)
         for (int c = 0; c < 3; ++c) {
           const double want = clean.row(y)[x * 3 + c] / 255.0;
           err_masked += std::abs(masked.row(y)[x * 3 + c] / 255.0 - want);
