@@ -142,18 +142,21 @@ TEST(DatasetMasks, MaskedDistractorLeavesTheModel) {
   write_file((d.path() / "masks/test/r_0.png").string(), encode_png(left_mask(200, 200, 40)));
   // the block: source pixels [72, 128) x [72, 128) of the 200x200 views, over the object
   auto in_block = [](int x, int y) { return x >= 72 && x < 128 && y >= 72 && y < 128; };
+  Image8 mask = left_mask(200, 200, 0);
+  for (int y = 0; y < 200; ++y)
+    for (int x = 0; x < 200; ++x)
+      if (in_block(x, y)) mask.row(y)[x] = 0;
+  const std::string mask_png = encode_png(mask);
   for (const auto& e : fs::directory_iterator(demo / "train")) {
     Image8 img = to_rgba(read_image(e.path().string()));
-    Image8 mask = left_mask(img.width, img.height, 0);
     for (int y = 0; y < img.height; ++y)
       for (int x = 0; x < img.width; ++x)
         if (in_block(x, y)) {
           std::uint8_t* p = img.row(y) + x * 4;
           p[0] = 255, p[1] = p[2] = 0, p[3] = 255;
-          mask.row(y)[x] = 0;
         }
     write_file((d.path() / "train" / e.path().filename()).string(), encode_png(img));
-    write_file((d.path() / "masks/train" / e.path().filename()).string(), encode_png(mask));
+    write_file((d.path() / "masks/train" / e.path().filename()).string(), mask_png);
   }
   const std::string common = " --steps 600 --schedule-steps 600 --downscale 8 --eval-every 0 -q --threads 1";
   CommandResult r = run_glint("train '" + d.str() + "' -o '" + d.str("masked") + "'" + common);
@@ -161,18 +164,23 @@ TEST(DatasetMasks, MaskedDistractorLeavesTheModel) {
   EXPECT_NE(r.out.find("(unmasked pixels only)"), std::string::npos) << r.out;
   r = run_glint("train '" + d.str() + "' -o '" + d.str("open") + "' --no-masks" + common);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // both models rendered from the training cameras; the block's pixels against the clean
-  // images (the demo's own, over its white background) and against red
+  // both models rendered from ten training cameras (every sixth of the run's cameras.json);
+  // the block's pixels against the clean images (the demo's own, over its white
+  // background) and against red
+  const nlohmann::json all = nlohmann::json::parse(read_file(d.str("masked/cameras.json")));
+  nlohmann::json cams = nlohmann::json::array();
+  for (std::size_t i = 0; i < 60; i += 6) cams.push_back(all[i]);
+  write_file(d.str("cams10.json"), cams.dump());
   double err_masked = 0, err_open = 0, red_open = 0;
   for (const char* run : {"masked", "open"}) {
-    r = run_glint("render '" + d.str(std::string(run) + "/scene.ply") + "' '" + d.str() + "' --split train -o '" +
-                  d.str(std::string(run) + "/train") + "' --downscale 8");
+    r = run_glint("render '" + d.str(std::string(run) + "/scene.ply") + "' '" + d.str("cams10.json") + "' -o '" +
+                  d.str(std::string(run) + "/train") + "' --background white");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   int n = 0;
-  for (const auto& e : fs::directory_iterator(demo / "train")) {
-    const Image8 clean = resize_area(to_rgb(read_image(e.path().string()), {1, 1, 1}), 25, 25);
-    const std::string name = e.path().stem().string() + ".png";
+  for (const auto& cam : cams) {
+    const std::string name = cam["img_name"].get<std::string>() + ".png";
+    const Image8 clean = resize_area(to_rgb(read_image((demo / "train" / name).string()), {1, 1, 1}), 25, 25);
     const Image8 masked = read_image(d.str("masked/train/" + name));
     const Image8 open = read_image(d.str("open/train/" + name));
     for (int y = 10; y < 15; ++y)  // the block's pixels at 1/8: [9, 16)
