@@ -101,13 +101,14 @@ TEST(MaskedTraining, MaskedPixelsChangeNothingOnTheEmulatedCudaSession) {
 
 // The device session's masked step against the CPU session's: the loss and the gradients
 // within the tolerances the unmasked step is held to (cuda_training_session_test.cpp),
-// including a coarse-to-fine target (mask downscaled on the device) and a streamed one.
+// for a coarse-to-fine target (the mask downscaled on the device) and a streamed full-size
+// one (the mask uploaded with its view).
 TEST(MaskedTraining, DeviceSessionMatchesTheCpuSession) {
   test::Scene probe(400);
   MaskFiles files(probe.data.train[kView].source.path);
   auto backend = make_cpu_backend(1);
-  for (int factor : {1, 2}) {
-    for (std::size_t images_mb : {std::size_t{4096}, std::size_t{0}}) {
+  for (const auto& [factor, images_mb] : {std::pair<int, std::size_t>{2, 4096}, std::pair<int, std::size_t>{1, 0}}) {
+    {
       SCOPED_TRACE(testing::Message() << "factor " << factor << ", device images " << images_mb << " MB");
       test::Scene sc(400);
       sc.data.train[kView].source.mask_path = files.mask;
