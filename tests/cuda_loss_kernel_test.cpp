@@ -45,10 +45,12 @@ ImagePair random_pair(int w, int h, int c, unsigned seed) {
 
 // The emulated loss with its gradient (grad empty: none), over host memory.
 struct EmulatedLoss {
-  std::vector<float> derivs, map, abs_diff;
+  std::vector<float> derivs, map, abs_diff, weighted;
   std::vector<double> partials, sums;
 
-  LossValue run(const ImageF& render, const ImageF& target, float lambda, std::vector<float>* grad) {
+  // weights (masks): [w h] per-pixel weights with their sum; the target weighted already
+  LossValue run(const ImageF& render, const ImageF& target, float lambda, std::vector<float>* grad,
+                const std::vector<float>* weights = nullptr, double weight_sum = 0) {
     const auto count = static_cast<std::uint32_t>(render.data.size());
     derivs.assign(3 * std::size_t(count), -1.f);  // garbage that the kernels must overwrite
     map.assign(count, -1.f);
@@ -56,6 +58,7 @@ struct EmulatedLoss {
     partials.assign(2 * std::size_t(loss_sum_blocks(count)), -1.0);
     sums.assign(2, 0.0);
     if (grad) grad->assign(count, -1.f);
+    weighted.assign(weights ? count : 0, -1.f);
     const auto span = [](std::vector<float>& v) { return DeviceSpan<float>{v.data(), static_cast<std::uint32_t>(v.size())}; };
     const LossSpans s{{render.data.data(), count},
                       {target.data.data(), count},
@@ -64,9 +67,13 @@ struct EmulatedLoss {
                       span(map),
                       span(abs_diff),
                       {partials.data(), static_cast<std::uint32_t>(partials.size())},
-                      {sums.data(), 2}};
-    photometric_loss_launches(s, loss_image(render.width, render.height, render.channels, lambda));
-    return loss_value(sums[0], sums[1], count, lambda);
+                      {sums.data(), 2},
+                      weights ? DeviceSpan<const float>{weights->data(), static_cast<std::uint32_t>(weights->size())}
+                              : DeviceSpan<const float>{},
+                      span(weighted)};
+    photometric_loss_launches(
+        s, loss_image(render.width, render.height, render.channels, lambda, weights ? weight_sum : -1.0));
+    return loss_value(sums[0], sums[1], weights ? render.channels * weight_sum : double(count), lambda);
   }
 };
 

@@ -31,7 +31,7 @@ struct Range {
 bool is_model_file(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".ply" || ext == ".splat";
+  return ext == ".ply" || ext == ".splat" || ext == ".spz";
 }
 
 nlohmann::json dataset_summary(const Dataset& d) {
@@ -66,6 +66,8 @@ nlohmann::json dataset_summary(const Dataset& d) {
   j["center"] = {d.center.x, d.center.y, d.center.z};
   j["radius"] = d.radius;
   j["background"] = d.background;
+  j["masked_views"] = d.masked_views();
+  if (!d.masks.empty()) j["masks"] = d.masks;
   return j;
 }
 
@@ -93,6 +95,9 @@ void print_dataset(const Dataset& d, const nlohmann::json& j) {
     std::printf("points       %zu sparse points\n", d.points.size());
   std::printf("scene        centre (%.4f, %.4f, %.4f), radius %.4f\n", d.center.x, d.center.y, d.center.z, d.radius);
   std::printf("background   (%.3g, %.3g, %.3g)\n", d.background[0], d.background[1], d.background[2]);
+  if (!d.masks.empty())
+    std::printf("masks        %zu of %zu views (%s)\n", d.masked_views(), d.train.size() + d.test.size(),
+                d.masks == "alpha" ? "the images' alpha" : d.masks.c_str());
 }
 
 }  // namespace
@@ -104,7 +109,7 @@ void add_info(CLI::App& app) {
     DatasetFlags flags;
   };
   auto args = std::make_shared<Args>();
-  auto* sub = app.add_subcommand("info", "Summarise a dataset folder or a splat file (.ply / .splat)");
+  auto* sub = app.add_subcommand("info", "Summarise a dataset folder or a splat file (.ply / .splat / .spz)");
   sub->add_option("path", args->path, "Dataset folder, transforms .json, or splat file")->required();
   sub->add_flag("--json", args->json, "Print the dataset summary as JSON");
   add_dataset_flags(*sub, args->flags);

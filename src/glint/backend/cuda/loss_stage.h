@@ -16,12 +16,21 @@ inline namespace GLINT_CUDA_NS {
 struct LossBuffers {
   DeviceBuffer<float> derivs, ssim_map, abs_diff;
   DeviceBuffer<double> partials, sums;
+  DeviceBuffer<float> weighted;  // the weighted render (masks)
 };
 
 // (1 - lambda) L1 + lambda D-SSIM of render against target ([H,W,C] floats on the device),
 // and when grad is not empty d total / d render into it. Two doubles come back.
+// weight (masks, train/loss.h): [H,W] per-pixel weights whose sum is weight_sum, the target
+// already multiplied by them; empty: none.
 LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<const float> target, int width,
-                                  int height, int channels, float lambda, DeviceSpan<float> grad, LossBuffers& buffers);
+                                  int height, int channels, float lambda, DeviceSpan<float> grad, LossBuffers& buffers,
+                                  DeviceSpan<const float> weight = {}, double weight_sum = 0);
+
+// weight ([H,W]) = mask / 255, and their sum (one double comes back); then target
+// ([H,W,channels]) multiplied by them in place.
+double device_mask_weights(DeviceSpan<const std::uint8_t> mask, DeviceSpan<float> weight, DeviceSpan<float> target,
+                           int channels, LossBuffers& buffers);
 
 // out ([H,W,3]) = the 8-bit image src (channels 1 to 4) over background.
 void device_target(DeviceSpan<const std::uint8_t> src, int width, int height, int channels,
