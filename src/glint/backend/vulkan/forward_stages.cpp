@@ -136,13 +136,13 @@ void forward_frame(Stream& s, const DeviceModel& model, const render::ViewT<floa
       const std::size_t c = std::min(chunk, n - first);
       const TileKeysPush push{static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(c), view.width,
                               view.height};
-      dispatch<sh::TileKeys>(s, s.groups_for(c, 256), push, in(f.splats, first, c), in(f.offsets, first, c),
+      dispatch<sh::TileKeys>(s, s.groups_for(c, 256), push, in(f.splats, first, c), in(f.offsets, first, c + 1),
                              out(f.key_lo[0], 0, m), out(f.key_hi[0], 0, m), out(f.slots[0], 0, m),
                              out(f.splat_of_slot, 0, m));
     }
-    // tile-major, depth order within a tile (depth bits of positive floats: 31 bits)
-    sort_keys(s, f, m, 32, bits_for(tiles));
-    const CountPush push{m, 0, 0, 0};
+    // tile-major, depth order within a tile; sentinel keys (tile = tiles) last
+    sort_keys(s, f, m, 32, bits_for(tiles + 1));
+    const CountPush push{m, 0, tiles, 0};
     dispatch<sh::TileRanges>(s, s.groups_for(m, 256), push, in(f.key_hi[f.sorted], 0, m),
                              in(f.slots[f.sorted], 0, m), in(f.splat_of_slot, 0, m), out(f.sorted_splat, 0, m),
                              out(f.ranges));
@@ -189,6 +189,8 @@ void backward_frame(Stream& s, const DeviceModel& model, DeviceFrame& f, DeviceG
   const std::uint32_t m = f.instances;
   const std::uint32_t rec = (f.flags & GLINT_AOV_GEOMETRY) != 0 ? 13u : 9u;
   f.records.resize(d, std::size_t(rec) * m);
+  // a sentinel slot (tile_keys.comp) gets no record from the blend: it must add nothing
+  s.fill(f.records.buffer(), 0, f.records.bytes(), 0);
   BlendPush push{};
   push.width = f.width;
   push.height = f.height;

@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // After the sort: each sorted instance's splat, and where each tile's list begins and ends
-// in the sorted keys (ranges cleared to 0 before, so an empty tile is [0, 0)).
+// in the sorted keys (ranges cleared to 0 before, so an empty tile is [0, 0)); p.blocks is
+// the number of tiles, and sentinel keys (tile_keys.comp) name the tile past the last.
 // (the group size first: common.glsl's linear_index reads gl_WorkGroupSize)
 layout(local_size_x = 256) in;
 #include "common.glsl"
@@ -18,6 +19,7 @@ void main() {
   if (i >= n) return;
   sorted_splat[i] = splat_of_slot[sorted_slot[i]];
   uint tile = sorted_hi[i];
+  if (tile >= p.blocks) return;
   if (i == 0u || sorted_hi[i - 1u] != tile) ranges[2u * tile] = i;
   if (i + 1u == n || sorted_hi[i + 1u] != tile) ranges[2u * tile + 1u] = i + 1u;
 }
