@@ -1,10 +1,16 @@
 // The CUDA backend's kernels run on the host against the emulator (backend/cuda/
 // emulation.h): first the emulator itself (blocks, threads, __shared__, __syncthreads,
-// threads that return early, atomics), then the project stage's kernel against the CPU
-// backend, which runs the same render/ math: the radii and the tile counts must agree.
+// threads that return early, atomics) and the faults it must expose (a missing barrier, a
+// read of shared memory before any write, an elementwise thread reading a neighbour's
+// output: each planted in a kernel, caught in reverse and shuffled order, and missed by
+// the forgiving index order without poison, which shows the test can tell), then the
+// project stage's kernel against the CPU backend, which runs the same render/ math: the
+// radii and the tile counts must agree.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -41,6 +47,94 @@ GLINT_KERNEL void early_exit_kernel(std::uint32_t n, DeviceSpan<std::uint32_t> c
   if (blockIdx.x * blockDim.x + threadIdx.x >= n) return;
   __syncthreads();
   atomicAdd(&counter.data[0], 1u);
+}
+
+// Planted fault 1, a missing barrier: every thread reads the shared value its lower
+// neighbour wrote. In index order the neighbour has always run first.
+GLINT_KERNEL void neighbour_sum_kernel(DeviceSpan<const float> in, std::uint32_t with_barrier, DeviceSpan<float> out) {
+  __shared__ float v[64];
+  const std::uint32_t t = threadIdx.x;
+  v[t] = in[t];
+  if (with_barrier != 0) __syncthreads();  // block-uniform
+  out[t] = v[t] + (t > 0 ? v[t - 1] : 0.f);
+}
+
+// Planted fault 2, shared memory read before it is written: threads past n write nothing,
+// then thread 0 sums all 64 slots (write_all: they write zero, the correct kernel).
+GLINT_KERNEL void partial_sum_kernel(DeviceSpan<const float> in, std::uint32_t write_all, DeviceSpan<float> out) {
+  __shared__ float v[64];
+  const std::uint32_t t = threadIdx.x;
+  if (t < in.size) v[t] = in[t];
+  else if (write_all != 0) v[t] = 0.f;
+  __syncthreads();
+  if (t == 0) {
+    float s = 0.f;
+    for (std::uint32_t k = 0; k < 64; ++k) s += v[k];
+    out[0] = s;
+  }
+}
+
+// Planted fault 3, an elementwise kernel that reads its neighbour's output (correct: it
+// recomputes the neighbour's value from the input).
+GLINT_KERNEL void running_pair_kernel(DeviceSpan<const float> in, std::uint32_t read_output, DeviceSpan<float> doubled,
+                                      DeviceSpan<float> pair) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= in.size) return;
+  doubled[i] = 2.f * in[i];
+  const float before = i == 0 ? 0.f : (read_output != 0 ? doubled[i - 1] : 2.f * in[i - 1]);
+  pair[i] = doubled[i] + before;
+}
+
+// The bits of a shared double that no thread wrote.
+GLINT_KERNEL void unwritten_shared_kernel(DeviceSpan<std::uint64_t> out) {
+  __shared__ double v[2];
+  if (threadIdx.x == 0) std::memcpy(&out.data[0], &v[1], 8);
+}
+
+namespace emu = glint::cuda_emu;
+emu::Options forgiving() { return {emu::ThreadOrder::kIndex, 0, false}; }
+emu::Options hardened(emu::ThreadOrder order, std::uint64_t seed = 7) { return {order, seed, true}; }
+
+// How many of the values differ from `want` (NaN counts as different).
+std::size_t wrong(const std::vector<float>& got, const std::vector<float>& want) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) n += !(got[i] == want[i]);
+  return n;
+}
+
+std::vector<float> run_neighbour_sum(std::uint32_t with_barrier) {
+  std::vector<float> in(64), out(64, -1.f);
+  std::iota(in.begin(), in.end(), 1.f);
+  launch(neighbour_sum_kernel, LaunchShape{dim3(1), dim3(64)}, DeviceSpan<const float>{in.data(), 64}, with_barrier,
+         DeviceSpan<float>{out.data(), 64});
+  return out;
+}
+std::vector<float> neighbour_sum_want() {
+  std::vector<float> want(64);
+  for (std::uint32_t t = 0; t < 64; ++t) want[t] = static_cast<float>(t + 1) + static_cast<float>(t);
+  return want;
+}
+
+float run_partial_sum(std::uint32_t write_all) {
+  std::vector<float> in(40, 1.5f);
+  float out = -1.f;
+  launch(partial_sum_kernel, LaunchShape{dim3(1), dim3(64)}, DeviceSpan<const float>{in.data(), 40}, write_all,
+         DeviceSpan<float>{&out, 1});
+  return out;
+}
+
+std::vector<float> run_running_pair(std::uint32_t read_output) {
+  const std::uint32_t n = 1000;
+  std::vector<float> in(n), doubled(n, -7.f), pair(n, -7.f);
+  std::iota(in.begin(), in.end(), 0.f);
+  launch(running_pair_kernel, shape_for(n, 64), DeviceSpan<const float>{in.data(), n}, read_output,
+         DeviceSpan<float>{doubled.data(), n}, DeviceSpan<float>{pair.data(), n});
+  return pair;
+}
+std::vector<float> running_pair_want() {
+  std::vector<float> want(1000);
+  for (std::uint32_t i = 0; i < 1000; ++i) want[i] = 2.f * static_cast<float>(i) + (i == 0 ? 0.f : 2.f * static_cast<float>(i - 1));
+  return want;
 }
 
 SplatGeometry geometry_of(const GaussianModel& m) {
@@ -171,6 +265,68 @@ TEST(CudaEmulation, ThreadsThatReturnEarlyLeaveTheBarrier) {
   std::uint32_t counter = 0;
   launch(early_exit_kernel, LaunchShape{dim3(2), dim3(64)}, std::uint32_t{100}, DeviceSpan<std::uint32_t>{&counter, 1});
   EXPECT_EQ(counter, 100u);
+}
+
+TEST(CudaEmulation, PoisonIsANanAsFloatAndDouble) {
+  std::uint64_t bits = 0;
+  launch(unwritten_shared_kernel, LaunchShape{dim3(1), dim3(32)}, DeviceSpan<std::uint64_t>{&bits, 1});
+  EXPECT_EQ(bits, emu::kSharedPoison);
+  double d = 0;
+  float f[2] = {0.f, 0.f};
+  std::memcpy(&d, &bits, 8);
+  std::memcpy(f, &bits, 8);
+  EXPECT_TRUE(std::isnan(d) && std::isnan(f[0]) && std::isnan(f[1]));
+  EXPECT_EQ(bits >> 51 & 1, 0u) << "a signalling NaN as double";
+  EXPECT_EQ(bits >> 22 & 1, 0u) << "a signalling NaN as the float at the 8-byte boundary";
+}
+
+TEST(CudaEmulation, CatchesAMissingBarrier) {
+  const std::vector<float> want = neighbour_sum_want();
+  for (const auto order : {emu::ThreadOrder::kReverse, emu::ThreadOrder::kShuffled}) {
+    const emu::ScopedOptions scope(hardened(order));
+    EXPECT_GT(wrong(run_neighbour_sum(0), want), 10u) << "without the barrier";
+    EXPECT_EQ(wrong(run_neighbour_sum(1), want), 0u) << "with it";
+  }
+  const emu::ScopedOptions scope(forgiving());
+  EXPECT_EQ(wrong(run_neighbour_sum(0), want), 0u) << "index order hides the fault";
+}
+
+TEST(CudaEmulation, CatchesASharedReadBeforeAnyWrite) {
+  for (const auto order : {emu::ThreadOrder::kIndex, emu::ThreadOrder::kReverse, emu::ThreadOrder::kShuffled}) {
+    const emu::ScopedOptions scope(hardened(order));
+    EXPECT_TRUE(std::isnan(run_partial_sum(0))) << "the unwritten slots read the poison";
+    EXPECT_EQ(run_partial_sum(1), 60.f);
+  }
+  // Without the poison the slots keep what the last block left there (here the zeros the
+  // correct kernel wrote), and the fault passes.
+  const emu::ScopedOptions scope(forgiving());
+  EXPECT_EQ(run_partial_sum(1), 60.f);
+  EXPECT_EQ(run_partial_sum(0), 60.f);
+}
+
+TEST(CudaEmulation, CatchesAnElementwiseThreadReadingItsNeighbour) {
+  const std::vector<float> want = running_pair_want();
+  for (const auto order : {emu::ThreadOrder::kReverse, emu::ThreadOrder::kShuffled}) {
+    const emu::ScopedOptions scope(hardened(order));
+    EXPECT_GT(wrong(run_running_pair(1), want), 100u) << "reading the neighbour's output";
+    EXPECT_EQ(wrong(run_running_pair(0), want), 0u) << "recomputing it";
+  }
+  const emu::ScopedOptions scope(forgiving());
+  EXPECT_EQ(wrong(run_running_pair(1), want), 0u) << "index order hides the fault";
+}
+
+// Shuffled orders come from the seed: the same seed the same order (a failure reproduces),
+// another seed another.
+TEST(CudaEmulation, ShuffledOrderFollowsTheSeed) {
+  const auto failures = [](std::uint64_t seed) {
+    const emu::ScopedOptions scope(hardened(emu::ThreadOrder::kShuffled, seed));
+    const std::vector<float> got = run_running_pair(1), want = running_pair_want();
+    std::vector<std::uint8_t> bad(got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) bad[i] = !(got[i] == want[i]);
+    return bad;
+  };
+  EXPECT_EQ(failures(1), failures(1));
+  EXPECT_NE(failures(1), failures(2));
 }
 
 TEST(CudaProjectKernel, RadiiAndTileCountsMatchTheCpuBackend) {
