@@ -148,7 +148,8 @@ struct EmulatedFrame {
   std::size_t instances = 0;
   // what the backward reads
   std::vector<ProjectedSplat> splats;
-  std::vector<std::uint32_t> offsets, sorted_splat, sorted_slot, ranges, last;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> sorted_splat, sorted_slot, ranges, last;
   std::vector<float> t_final;
   BlendImage img{};
   std::uint32_t tiles = 0;
@@ -161,16 +162,16 @@ EmulatedFrame emulated_forward(const GaussianModel& m, const Camera& cam, const 
   std::vector<ProjectedSplat> splats(n);
   launch(project_kernel, shape_for(n, 64), render::make_view<float>(cam, rs.near_plane), geometry_of(m),
          std::int32_t{m.sh_degree}, std::uint32_t{rs.antialiased}, DeviceSpan<ProjectedSplat>{splats.data(), n});
-  std::vector<std::uint32_t> counts(n + 1), offsets(n + 1, 0);
+  std::vector<std::uint64_t> counts(n + 1), offsets(n + 1, 0);
   launch(tile_counts_kernel, shape_for(n + 1, 64), DeviceSpan<const ProjectedSplat>{splats.data(), n},
-         DeviceSpan<std::uint32_t>{counts.data(), n + 1});
-  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0u);
-  const std::uint32_t instances = offsets[n];
+         DeviceSpan<std::uint64_t>{counts.data(), n + 1});
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), std::uint64_t{0});
+  const auto instances = static_cast<std::uint32_t>(offsets[n]);
   std::vector<std::uint64_t> keys(instances);
   std::vector<std::uint32_t> values(instances);
   EmulatedFrame f;
   const DeviceSpan<const ProjectedSplat> splat_span{splats.data(), n};  // stays valid: moved, not copied, below
-  launch(tile_keys_kernel, shape_for(n, 64), splat_span, DeviceSpan<const std::uint32_t>{offsets.data(), n + 1},
+  launch(tile_keys_kernel, shape_for(n, 64), splat_span, DeviceSpan<const std::uint64_t>{offsets.data(), n + 1},
          std::int32_t{cam.width}, std::int32_t{cam.height}, DeviceSpan<std::uint64_t>{keys.data(), instances},
          DeviceSpan<std::uint32_t>{values.data(), instances});
   std::vector<std::uint32_t> order(instances);
@@ -230,7 +231,7 @@ ModelGrad emulated_backward(const GaussianModel& m, const Camera& cam, const Ren
                        {g.mean2d.data(), 2 * n}};
   launch(splat_backward_kernel, shape_for(n, 64), render::make_view<float>(cam, rs.near_plane), geometry_of(m),
          std::int32_t{m.sh_degree}, std::uint32_t{rs.antialiased}, DeviceSpan<const ProjectedSplat>{f.splats.data(), n},
-         DeviceSpan<const std::uint32_t>{f.offsets.data(), n + 1}, DeviceSpan<const float>{records.data(), kColourRecordFloats * inst},
+         DeviceSpan<const std::uint64_t>{f.offsets.data(), n + 1}, DeviceSpan<const float>{records.data(), kColourRecordFloats * inst},
          std::uint32_t{kColourRecordFloats}, out);
   return g;
 }

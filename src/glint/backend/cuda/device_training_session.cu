@@ -188,7 +188,6 @@ void DeviceTrainingSession::render(const RenderSettings& settings) {
     throw Error("CUDA training", std::string("the device renderer does not draw ") + what);
   if (camera_.width <= 0 || camera_.height <= 0 || !(camera_.fx > 0) || !(camera_.fy > 0))
     throw Error("rasterizer: camera '" + camera_.name + "' has no valid size or focal length");
-  if (dev_.n > std::size_t(1) << 30) throw Error("rasterizer: too many splats for the CUDA backend");
   settings_ = settings;
   const int degree =
       std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : host_.model.sh_degree, 0, kMaxShDegree);

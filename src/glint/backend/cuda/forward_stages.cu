@@ -1,6 +1,7 @@
 #include "glint/backend/cuda/forward_stages.h"
 
 #include "glint/backend/cuda/device_algorithms.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/blend_backward_kernel.h"
 #include "glint/backend/cuda/kernels/blend_kernel.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
@@ -12,7 +13,10 @@ inline namespace GLINT_CUDA_NS {
 
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& f, std::uint32_t aov_flags, bool stop_at_median) {
-  const std::uint32_t n = geometry.opacity_logits.size;
+  check_size("splats", geometry.opacity_logits.size, kMaxSplats);
+  const auto n = static_cast<std::uint32_t>(geometry.opacity_logits.size);
+  const auto pixels = static_cast<std::uint64_t>(view.width) * static_cast<std::uint64_t>(view.height);
+  check_size("pixels in a frame", pixels, kMaxPixels);
   f.view = view;
   f.sh_degree = sh_degree;
   f.antialiased = antialiased;
@@ -22,12 +26,15 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.radii.resize(n);
   launch(splat_radii_kernel, shape_for(n), f.splats.cspan(), f.radii.span());
 
-  // offsets[i] = sum of counts before i; offsets[n] = instances (count n + 1 values, the last 0)
-  f.counts.resize(n + 1);
-  f.offsets.resize(n + 1);
-  launch(tile_counts_kernel, shape_for(n + 1), f.splats.cspan(), f.counts.span());
-  exclusive_sum(f.counts.data(), f.offsets.data(), n + 1, f.scratch);
-  f.instances = download_value(f.offsets.data() + n);
+  // offsets[i] = sum of counts before i; offsets[n] = instances (count n + 1 values, the
+  // last 0), in 64 bits: a total past what the slots index is refused, not wrapped
+  f.counts.resize(std::size_t{n} + 1);
+  f.offsets.resize(std::size_t{n} + 1);
+  launch(tile_counts_kernel, shape_for(std::size_t{n} + 1), f.splats.cspan(), f.counts.span());
+  exclusive_sum(f.counts.data(), f.offsets.data(), std::size_t{n} + 1, f.scratch);
+  const std::uint64_t total = download_value(f.offsets.data() + n);
+  check_size("tile instances in a frame", total, kMaxInstances);
+  f.instances = static_cast<std::uint32_t>(total);
 
   const std::uint32_t m = f.instances;
   f.keys.resize(m);
@@ -51,7 +58,6 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   clear(f.ranges);
   launch(tile_ranges_kernel, shape_for(m), f.sorted_keys.cspan(), f.ranges.span());
 
-  const auto pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
   f.rgb.resize(3 * pixels);
   f.alpha.resize(pixels);
   f.t_final.resize(pixels);
@@ -85,7 +91,7 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
 }
 
 void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, const BlendGradIn& in, DeviceGrads& grads) {
-  const std::uint32_t n = geometry.opacity_logits.size;
+  const std::uint64_t n = geometry.opacity_logits.size;  // the forward's, <= kMaxSplats
   const std::uint32_t rec = record_floats(f.aovs.flags);
   f.records.resize(std::size_t(rec) * f.instances);
   launch(blend_backward_kernel, LaunchShape{dim3(f.tiles), dim3(kBlendThreads)}, f.splats.cspan(),

@@ -2,6 +2,7 @@
 
 #include "glint/backend/cuda/kernels/downscale_kernel.h"
 #include "glint/backend/cuda/kernels/target_kernel.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/loss_stages.h"
 #include "glint/core/error.h"
 
@@ -15,12 +16,12 @@ LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<con
   if (render.size != count || target.size != count || (grad.size != 0 && grad.size != count))
     throw Error("loss: render, target and gradient sizes differ from the image's");
   if (count == 0) return loss_value(static_cast<double>(lambda != 0.f), 0.0, 1, lambda);
-  if (count >= (std::uint64_t(1) << 31)) throw Error("loss: image too large for the CUDA loss");
+  check_size("values in a loss image", count, kMaxPixels);
   const bool ssim = lambda != 0.f, with_grad = grad.size > 0;
   b.derivs.resize(ssim && with_grad ? 3 * count : 0);
   b.ssim_map.resize(ssim ? count : 0);
   b.abs_diff.resize(count);
-  b.partials.resize(2 * std::size_t(loss_sum_blocks(static_cast<std::uint32_t>(count))));
+  b.partials.resize(2 * std::size_t(loss_sum_blocks(count)));
   b.sums.resize(2);
   clear(b.sums);
   const LossSpans s{render,           target,           grad,              b.derivs.span(),
@@ -35,6 +36,7 @@ LossValue device_photometric_loss(DeviceSpan<const float> render, DeviceSpan<con
 void device_target(DeviceSpan<const std::uint8_t> src, int width, int height, int channels,
                    const std::array<float, 3>& background, DeviceSpan<float> out) {
   const auto pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  check_size("pixels in an image", pixels, kMaxPixels);
   if (channels < 1 || channels > 4 || src.size != pixels * static_cast<std::uint64_t>(channels) ||
       out.size != 3 * pixels)
     throw Error("target: image and buffer sizes differ");
@@ -47,6 +49,8 @@ void device_area_downscale(DeviceSpan<const std::uint8_t> src, int src_width, in
                            int width, int height, DeviceSpan<std::uint8_t> out) {
   const auto src_values = static_cast<std::uint64_t>(src_width) * static_cast<std::uint64_t>(src_height) *
                           static_cast<std::uint64_t>(channels);
+  check_size("pixels in an image", static_cast<std::uint64_t>(src_width) * static_cast<std::uint64_t>(src_height),
+             kMaxPixels);
   if (channels < 1 || channels > 4 || width < 1 || height < 1 || width > src_width || height > src_height ||
       src.size != src_values ||
       out.size != static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *

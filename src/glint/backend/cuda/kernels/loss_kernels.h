@@ -11,6 +11,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/train/ssim_math.h"
 
 namespace glint::cuda {
@@ -37,7 +38,7 @@ struct FusedMulAdd {
 // The L1 term alone (lambda 0): |a - b| and, when grad is not empty, its gradient.
 GLINT_KERNEL void l1_grad_kernel(DeviceSpan<const float> a, DeviceSpan<const float> b, LossImage img,
                                  DeviceSpan<float> grad, DeviceSpan<float> abs_diff) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= a.size) return;
   const float d = a[i] - b[i];
   if (grad.size > 0) grad[i] = img.l1_scale * l1_sign(d);
@@ -56,7 +57,7 @@ GLINT_KERNEL void block_sum_kernel(DeviceSpan<const T> values, std::uint32_t per
   double s = 0;
   for (std::uint32_t j = 0; j < per_thread; ++j) {
     const std::uint64_t at = base + static_cast<std::uint64_t>(j) * kSumThreads;
-    if (at < values.size) s += static_cast<double>(values[static_cast<std::uint32_t>(at)]);
+    if (at < values.size) s += static_cast<double>(values[at]);
   }
   part[t] = s;
   __syncthreads();
