@@ -148,8 +148,9 @@ struct EmulatedFrame {
   std::size_t instances = 0;
   // what the backward reads
   std::vector<ProjectedSplat> splats;
-  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint64_t> offsets, written;
   std::vector<std::uint32_t> sorted_splat, sorted_slot, ranges, last;
+  std::uint32_t key_mismatch = 0;
   std::vector<float> t_final;
   BlendImage img{};
   std::uint32_t tiles = 0;
@@ -171,9 +172,11 @@ EmulatedFrame emulated_forward(const GaussianModel& m, const Camera& cam, const 
   std::vector<std::uint32_t> values(instances);
   EmulatedFrame f;
   const DeviceSpan<const ProjectedSplat> splat_span{splats.data(), n};  // stays valid: moved, not copied, below
+  f.written.assign(n, 0);
   launch(tile_keys_kernel, shape_for(n, 64), splat_span, DeviceSpan<const std::uint64_t>{offsets.data(), n + 1},
          std::int32_t{cam.width}, std::int32_t{cam.height}, DeviceSpan<std::uint64_t>{keys.data(), instances},
-         DeviceSpan<std::uint32_t>{values.data(), instances});
+         DeviceSpan<std::uint32_t>{values.data(), instances}, DeviceSpan<std::uint64_t>{f.written.data(), n},
+         DeviceSpan<std::uint32_t>{&f.key_mismatch, 1});
   std::vector<std::uint32_t> order(instances);
   launch(iota_kernel, shape_for(instances, 64), DeviceSpan<std::uint32_t>{order.data(), instances});
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
@@ -231,7 +234,8 @@ ModelGrad emulated_backward(const GaussianModel& m, const Camera& cam, const Ren
                        {g.mean2d.data(), 2 * n}};
   launch(splat_backward_kernel, shape_for(n, 64), render::make_view<float>(cam, rs.near_plane), geometry_of(m),
          std::int32_t{m.sh_degree}, std::uint32_t{rs.antialiased}, DeviceSpan<const ProjectedSplat>{f.splats.data(), n},
-         DeviceSpan<const std::uint64_t>{f.offsets.data(), n + 1}, DeviceSpan<const float>{records.data(), kColourRecordFloats * inst},
+         DeviceSpan<const std::uint64_t>{f.offsets.data(), n + 1}, DeviceSpan<const std::uint64_t>{f.written.data(), n},
+         DeviceSpan<const float>{records.data(), kColourRecordFloats * inst},
          std::uint32_t{kColourRecordFloats}, out);
   return g;
 }
@@ -372,6 +376,7 @@ TEST(CudaForward, EmulatedColourAndAlphaMatchTheReference) {
   const RenderOutput cpu = make_cpu_backend(1)->forward(m, cam, rs);
   EXPECT_TRUE(test::images_close("rgb vs cpu", f.rgb, cpu.rgb.data, 1e-4, 3 * slack));
   EXPECT_EQ(static_cast<std::int64_t>(f.instances), cpu.num_instances);
+  EXPECT_EQ(f.key_mismatch, 0u) << "the two walks over each splat's tiles agree";
   const float covered = *std::max_element(f.alpha.begin(), f.alpha.end());
   EXPECT_GT(covered, 0.5f);  // the scene is in view
 }
@@ -404,4 +409,72 @@ TEST(CudaBackward, EmulatedGradientsMatchTheReference) {
   const ModelGrad again = emulated_backward(m, cam, rs, f, up.rgb, up.alpha);
   EXPECT_EQ(g.means, again.means);
   EXPECT_EQ(g.sh_rest, again.sh_rest);
+}
+
+// The key kernel writes each splat's keys inside its own slots whatever the count said:
+// a splat given one slot too few drops its last hit, one given two too many fills them with
+// kNoTileKey, which the ranges leave out; both are counted, and no other splat's keys move.
+TEST(CudaTileKeys, WritesStayInsideEachSplatsSlots) {
+  const GaussianModel m = test::random_scene(300, 17);
+  const Camera cam = test::look_at(90, 70, 80, {0, -3, 0.5}, {0, 0, 0});
+  const auto n = static_cast<std::uint32_t>(m.size());
+  std::vector<ProjectedSplat> splats(n);
+  launch(project_kernel, shape_for(n, 64), render::make_view<float>(cam, 0.01f), geometry_of(m), std::int32_t{0},
+         std::uint32_t{0}, DeviceSpan<ProjectedSplat>{splats.data(), n});
+  std::vector<std::uint64_t> counts(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i) counts[i] = splats[i].tiles;
+  // a: a splat of several tiles gets one slot less; b: another gets two more
+  std::uint32_t a = n, b = n;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (a == n && counts[i] >= 2) a = i;
+    else if (a != n && b == n && counts[i] >= 1) b = i;
+  }
+  ASSERT_LT(b, n);
+  const auto keys_of = [&](const std::vector<std::uint64_t>& c, std::uint32_t& mismatch,
+                           std::vector<std::uint64_t>& written, std::vector<std::uint64_t>& offsets) {
+    offsets.assign(n + 1, 0);
+    std::exclusive_scan(c.begin(), c.end(), offsets.begin(), std::uint64_t{0});
+    const std::uint64_t total = offsets[n];
+    std::vector<std::uint64_t> keys(total + 8, 0x1234);  // 8 canaries past the end
+    std::vector<std::uint32_t> values(total + 8, 0xabcd);
+    written.assign(n, 99);
+    mismatch = 0;
+    launch(tile_keys_kernel, shape_for(n, 64), DeviceSpan<const ProjectedSplat>{splats.data(), n},
+           DeviceSpan<const std::uint64_t>{offsets.data(), n + 1}, std::int32_t{cam.width}, std::int32_t{cam.height},
+           DeviceSpan<std::uint64_t>{keys.data(), total}, DeviceSpan<std::uint32_t>{values.data(), total},
+           DeviceSpan<std::uint64_t>{written.data(), n}, DeviceSpan<std::uint32_t>{&mismatch, 1});
+    for (int k = 0; k < 8; ++k) {
+      EXPECT_EQ(keys[total + static_cast<std::size_t>(k)], 0x1234u);
+      EXPECT_EQ(values[total + static_cast<std::size_t>(k)], 0xabcdu);
+    }
+    keys.resize(total);
+    return keys;
+  };
+  std::uint32_t ok_mismatch = 0, bad_mismatch = 0;
+  std::vector<std::uint64_t> ok_written, ok_offsets, bad_written, bad_offsets;
+  const std::vector<std::uint64_t> ok = keys_of(counts, ok_mismatch, ok_written, ok_offsets);
+  std::vector<std::uint64_t> wrong_counts = counts;
+  wrong_counts[a] -= 1;
+  wrong_counts[b] += 2;
+  const std::vector<std::uint64_t> bad = keys_of(wrong_counts, bad_mismatch, bad_written, bad_offsets);
+  EXPECT_EQ(ok_mismatch, 0u);
+  EXPECT_EQ(bad_mismatch, 3u);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    EXPECT_EQ(ok_written[i], counts[i]);
+    const std::uint64_t want = i == a ? counts[i] - 1 : counts[i];
+    ASSERT_EQ(bad_written[i], want) << "splat " << i;
+    for (std::uint64_t k = 0; k < want; ++k) ASSERT_EQ(bad[bad_offsets[i] + k], ok[ok_offsets[i] + k]) << "splat " << i;
+    for (std::uint64_t k = want; k < wrong_counts[i]; ++k) EXPECT_EQ(bad[bad_offsets[i] + k], kNoTileKey);
+  }
+  // the filled slots sort last and lie in no tile's range
+  std::vector<std::uint64_t> sorted = bad;
+  std::stable_sort(sorted.begin(), sorted.end());
+  const int tiles_x = (cam.width + 15) / 16, tiles_y = (cam.height + 15) / 16;
+  const auto tiles = static_cast<std::uint32_t>(tiles_x * tiles_y);
+  std::vector<std::uint32_t> ranges(2 * tiles, 0);
+  launch(tile_ranges_kernel, shape_for(sorted.size(), 64), DeviceSpan<const std::uint64_t>{sorted.data(), sorted.size()},
+         DeviceSpan<std::uint32_t>{ranges.data(), 2 * tiles});
+  std::uint64_t in_ranges = 0;
+  for (std::uint32_t t = 0; t < tiles; ++t) in_ranges += ranges[2 * t + 1] - ranges[2 * t];
+  EXPECT_EQ(in_ranges, sorted.size() - 2);
 }

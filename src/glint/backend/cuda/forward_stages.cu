@@ -1,5 +1,7 @@
 #include "glint/backend/cuda/forward_stages.h"
 
+#include <string>
+
 #include "glint/backend/cuda/device_algorithms.h"
 #include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/blend_backward_kernel.h"
@@ -7,6 +9,7 @@
 #include "glint/backend/cuda/kernels/project_kernel.h"
 #include "glint/backend/cuda/kernels/tile_list_kernels.h"
 #include "glint/backend/cuda/launch.h"
+#include "glint/core/error.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
@@ -43,8 +46,16 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.sorted_keys.resize(m);
   f.sorted_slot.resize(m);
   f.sorted_splat.resize(m);
+  f.key_mismatch.resize(1);
+  clear(f.key_mismatch);
   launch(tile_keys_kernel, shape_for(n), f.splats.cspan(), f.offsets.cspan(), static_cast<std::int32_t>(view.width),
-         static_cast<std::int32_t>(view.height), f.keys.span(), f.splat_of_slot.span());
+         static_cast<std::int32_t>(view.height), f.keys.span(), f.splat_of_slot.span(), f.counts.span(),
+         f.key_mismatch.span());
+#if !defined(NDEBUG)
+  if (const std::uint32_t bad = key_mismatches(f))
+    throw Error("CUDA backend", "internal: " + std::to_string(bad) +
+                                    " tile keys dropped or filled (the tile count and the key kernel disagree)");
+#endif
   launch(iota_kernel, shape_for(m), f.slots.span());
   // stable LSD radix sort of the 64-bit keys: tile-major, depth order within a tile; the
   // slots travel along, so the backward knows each sorted instance's splat-major record
@@ -90,6 +101,10 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   check_launches("blend");
 }
 
+std::uint32_t key_mismatches(const DeviceFrame& f) {
+  return f.key_mismatch.size() == 0 ? 0u : download_value(f.key_mismatch.data());
+}
+
 void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, const BlendGradIn& in, DeviceGrads& grads) {
   const std::uint64_t n = geometry.opacity_logits.size;  // the forward's, <= kMaxSplats
   const std::uint32_t rec = record_floats(f.aovs.flags);
@@ -107,7 +122,8 @@ void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, const BlendGr
   const SplatGrads out{grads.means.span(), grads.log_scales.span(), grads.quats.span(), grads.opacity_logits.span(),
                        grads.sh_dc.span(), grads.sh_rest.span(), grads.mean2d.span()};
   launch(splat_backward_kernel, shape_for(n), f.view, geometry, static_cast<std::int32_t>(f.sh_degree),
-         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.records.cspan(), rec, out);
+         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.counts.cspan(),
+         f.records.cspan(), rec, out);
   check_launches("backward");
 }
 

@@ -22,7 +22,10 @@ inline namespace GLINT_CUDA_NS {
 // nothing.
 struct DeviceFrame {
   DeviceBuffer<ProjectedSplat> splats;
-  DeviceBuffer<std::uint64_t> counts, offsets;  // per splat + 1: tile counts, their exclusive sum
+  // per splat (+ 1): tile counts, their exclusive sum; after the keys, counts holds the keys
+  // each splat wrote (tile_list_kernels.h)
+  DeviceBuffer<std::uint64_t> counts, offsets;
+  DeviceBuffer<std::uint32_t> key_mismatch;  // [1]: keys dropped or slots filled (zero: the two tile walks agree)
   DeviceBuffer<std::uint64_t> keys, sorted_keys;
   DeviceBuffer<std::uint32_t> splat_of_slot, slots, sorted_slot, sorted_splat, ranges;
   DeviceBuffer<unsigned char> scratch;  // CUB's temporary storage
@@ -55,6 +58,11 @@ struct DeviceGrads {
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& frame, std::uint32_t aov_flags = 0,
                    bool stop_at_median = false);
+
+// The keys the last forward dropped or filled because its two walks over each splat's tiles
+// disagreed (tile_list_kernels.h); zero unless nvcc compiled them to different decisions.
+// One value comes back. Debug builds check it in forward_frame.
+std::uint32_t key_mismatches(const DeviceFrame& frame);
 
 // The backward of the frame forward_frame left, for the upstream gradients in `in`
 // (d_rgb [H*W*3] required, the others empty for zero; a gradient of an output the forward

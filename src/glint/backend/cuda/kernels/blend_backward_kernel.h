@@ -180,19 +180,21 @@ GLINT_KERNEL void blend_backward_kernel(DeviceSpan<const ProjectedSplat> splats,
   }
 }
 
-// dL/d(raw parameters) of every splat, from its records (splat-major, in tile order).
+// dL/d(raw parameters) of every splat, from its records (splat-major, in tile order): the
+// written[i] records from offsets[i] (the key kernel's count, tile_list_kernels.h).
 struct SplatGrads {
   DeviceSpan<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest, mean2d;
 };
 
 GLINT_KERNEL void splat_backward_kernel(render::ViewT<float> view, SplatGeometry g, std::int32_t sh_degree,
                                         std::uint32_t antialiased, DeviceSpan<const ProjectedSplat> splats,
-                                        DeviceSpan<const std::uint64_t> offsets, DeviceSpan<const float> records,
+                                        DeviceSpan<const std::uint64_t> offsets,
+                                        DeviceSpan<const std::uint64_t> written, DeviceSpan<const float> records,
                                         std::uint32_t record_floats, SplatGrads out) {
   const std::uint64_t i = thread_index();
   if (i >= splats.size) return;
   float sum[kRecordFloats] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-  for (std::uint64_t r = offsets[i]; r < offsets[i + 1]; ++r)
+  for (std::uint64_t r = offsets[i]; r < offsets[i] + written[i]; ++r)
     for (unsigned k = 0; k < kRecordFloats; ++k)
       if (k < record_floats) sum[k] += records[row_element(r, record_floats, k)];
   for (unsigned k = 0; k < 3; ++k)
