@@ -14,6 +14,7 @@
 #include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/launch.h"
 #include "glint/backend/cuda/loss_stage.h"
+#include "glint/backend/cuda/target_stage.h"
 #include "glint/core/error.h"
 
 using namespace glint;

@@ -20,6 +20,7 @@
 #include "glint/backend/cuda/loss_stages.h"
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/refine_stages.h"
+#include "glint/backend/cuda/target_stage.h"
 #include "glint/backend/cuda/train_stages.h"
 #include "glint/core/error.h"
 #include "glint/backend/target_view.h"

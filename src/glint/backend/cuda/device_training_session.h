@@ -8,7 +8,7 @@
 // the device and against the emulator for the tests (emulated/), the same code.
 //
 // ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and growth and
-// coarse-to-fine's downscaling run on the device too (refine_stages.h, loss_stage.h), with
+// coarse-to-fine's downscaling run on the device too (refine_stages.h, target_stage.h), with
 // counter-based random numbers: the decisions are the CPU's, the random draws differ from
 // the CPU's sequential generator but follow the same distributions. With
 // refine_on_host the session instead downloads the arrays at the steps those schedules act
