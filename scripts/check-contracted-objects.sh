@@ -50,6 +50,11 @@ fused() {
     /^[0-9a-f]+ <.*>:$/ { name = $2; sub(/^</, "", name); sub(/>:$/, "", name); next }
     name != "" && $0 ~ /[[:space:]]vfn?m(add|sub)(add|sub)?[0-9][0-9][0-9][sp][sd][[:space:]]/ { print name }' | sort -u
 }
+# the build really contracts: its rasterizer and loss hold fused multiply-adds
+if [ -z "$(for o in "${fast[@]}"; do fused "$o"; done | head -1)" ]; then
+  echo "check-contracted-objects: no fused multiply-add in ${fast[*]}: the build did not contract" >&2
+  exit 1
+fi
 slow_weak=$(for o in "${slow[@]}"; do weak "$o"; done | sort -u)
 status=0
 for o in "${fast[@]}"; do

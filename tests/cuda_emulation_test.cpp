@@ -5,7 +5,8 @@
 // output: each planted in a kernel, caught in reverse and shuffled order, and missed by
 // the forgiving index order without poison, which shows the test can tell), then the
 // project stage's kernel against the CPU backend, which runs the same render/ math: the
-// radii and the tile counts must agree.
+// radii and the tile counts agree (exactly without contraction; in the build with it,
+// tests/contracted, within tests/device_tolerances.h's margins).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "glint/backend/cuda/kernels/project_kernel.h"
 #include "glint/backend/cuda/kernels/tile_list_kernels.h"
 #include "glint/backend/cuda/launch.h"
+#include "device_tolerances.h"
 #include "raster_test_util.h"
 #include "reference/reference_renderer.h"
 #include "reference/scenes.h"
@@ -334,6 +336,20 @@ TEST(CudaEmulation, ShuffledOrderFollowsTheSeed) {
   EXPECT_NE(failures(1), failures(2));
 }
 
+// The blend's exponential (render/blend.h), compiled here as the rasterizer is (with
+// contraction in tests/contracted), over the range the blend uses: within its polynomial's
+// 1e-7, its last roundings and the rounding of x log2(e) (6e-8 |x|, relative) of exp.
+TEST(CudaProjectKernel, FastExpStaysAccurate) {
+  double worst = 0;
+  for (int k = 0; k <= 200000; ++k) {
+    const float x = -30.f + 30.f * static_cast<float>(k) / 200000.f;
+    const double want = std::exp(static_cast<double>(x));
+    const double err = std::fabs(static_cast<double>(render::fast_exp(x)) - want) / want;
+    worst = std::max(worst, err / (3e-7 + 8e-8 * std::fabs(static_cast<double>(x))));
+  }
+  EXPECT_LT(worst, 1.0);
+}
+
 TEST(CudaProjectKernel, RadiiAndTileCountsMatchTheCpuBackend) {
   const GaussianModel m = test::random_scene(700, 5);  // with the hard cases: behind, huge, degenerate
   const Camera cam = test::look_at(181, 122, 160, {0, -3, 0.5}, {0, 0, 0});
@@ -345,15 +361,18 @@ TEST(CudaProjectKernel, RadiiAndTileCountsMatchTheCpuBackend) {
   std::vector<ProjectedSplat> out(n);
   launch(project_kernel, shape_for(n, 64), render::make_view<float>(cam, rs.near_plane), geometry_of(m),
          std::int32_t{m.sh_degree}, std::uint32_t{0}, DeviceSpan<ProjectedSplat>{out.data(), n});
-  std::size_t drawn = 0;
+  std::size_t drawn = 0, radii_off = 0;
   std::int64_t instances = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    ASSERT_EQ(out[i].radius, cpu.radii[i]) << "splat " << i;
+    radii_off += out[i].radius != cpu.radii[i];
+    EXPECT_LE(std::abs(out[i].radius - cpu.radii[i]), 1) << "splat " << i;
     drawn += out[i].radius > 0;
     instances += out[i].tiles;
   }
-  EXPECT_EQ(static_cast<std::int64_t>(drawn), cpu.num_visible);
-  EXPECT_EQ(instances, cpu.num_instances);  // every splat's tile count, summed
+  // the CPU's exactly without contraction (device_tolerances.h)
+  EXPECT_LE(radii_off, test::count_margin(n));
+  EXPECT_LE(test::count_gap(static_cast<std::int64_t>(drawn), cpu.num_visible), std::int64_t(test::count_margin(n)));
+  EXPECT_LE(test::count_gap(instances, cpu.num_instances), test::instance_margin(cpu.num_instances));
   EXPECT_GT(drawn, n / 4);
   EXPECT_LT(drawn, n);  // the hard cases are culled
 }
@@ -375,7 +394,8 @@ TEST(CudaForward, EmulatedColourAndAlphaMatchTheReference) {
   EXPECT_TRUE(test::images_close("alpha", f.alpha, ri.alpha, 1e-4, slack));
   const RenderOutput cpu = make_cpu_backend(1)->forward(m, cam, rs);
   EXPECT_TRUE(test::images_close("rgb vs cpu", f.rgb, cpu.rgb.data, 1e-4, 3 * slack));
-  EXPECT_EQ(static_cast<std::int64_t>(f.instances), cpu.num_instances);
+  EXPECT_LE(test::count_gap(static_cast<std::int64_t>(f.instances), cpu.num_instances),
+            test::instance_margin(cpu.num_instances));
   EXPECT_EQ(f.key_mismatch, 0u) << "the two walks over each splat's tiles agree";
   const float covered = *std::max_element(f.alpha.begin(), f.alpha.end());
   EXPECT_GT(covered, 0.5f);  // the scene is in view

@@ -104,9 +104,10 @@ TEST(CudaLossKernels, MatchTheCpuLossAndItsGradient) {
     for (std::size_t i = 0; i < grad.size(); ++i)
       worst = std::max(worst, std::fabs(static_cast<double>(grad[i]) - cpu_grad.data[i]));
     EXPECT_LT(worst, 1e-4 * scale) << "largest gradient difference (gradients up to " << scale << ")";
-    // without a gradient: the same values
+    // without a gradient: the same values (the map's two instantiations, with and without
+    // its derivatives, may fuse differently under contraction)
     const LossValue no_grad = emu.run(p.render, p.target, k.lambda, nullptr);
-    EXPECT_EQ(no_grad.total, dev.total);
+    EXPECT_NEAR(no_grad.total, dev.total, 1e-9 * dev.total);
   }
   set_ssim_blur(SsimBlur::kAuto);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Adam on the device: one thread a value of one parameter group, the update of
-// train/adam_value.h (the CPU loop's). Rows hidden by the visibility mask (selective Adam)
+// train/adam_value.h (the CPU loop's), built without contraction (--fmad=false): with
+// sqrtf and the division correctly rounded, the CPU's bits on a device too. Rows hidden by the visibility mask (selective Adam)
 // and the columns at or past used_width (SH coefficients above the degree in use) are left
 // as they are, as on the CPU. `non_finite` counts the updated values left non-finite.
 #include <cstdint>

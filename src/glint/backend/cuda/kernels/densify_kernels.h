@@ -5,7 +5,10 @@
 // keep test (split parents and pruned rows go), the children's positions and scales, and
 // the opacity cap. The children's normals come from counter_rng.h, not the host's
 // sequential Rng: the decisions and counts are the CPU's, the children's positions are
-// drawn from the same distribution.
+// drawn from the same distribution. Built without contraction (--fmad=false), so the
+// clone/split decision (a division and comparisons) is the CPU's on a device too; the
+// opacity tests go through sigmoid_of's expf, which on a device may differ from glibc's by
+// a few ulps: a splat within that of min_opacity may be pruned otherwise there.
 #include <cstddef>
 #include <cstdint>
 

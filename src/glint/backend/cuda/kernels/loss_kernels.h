@@ -3,7 +3,8 @@
 // over [H,W,C] images, with the per-value math of train/ssim_math.h: the constants every
 // loss kernel takes, the L1 term alone (lambda 0) and the sums, in double, in a fixed order
 // (no atomics). SSIM's fused blurs are ssim_tile_kernels.h. The blurs fuse their products
-// (fmaf), as the CPU blur does on CPUs with FMA.
+// (fmaf), as the CPU blur does on CPUs with FMA; the rest of the per-value math is built
+// with contraction (--fmad=true) and matches the CPU loss to tolerances.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,9 @@
 // Sampling is multinomial over weights in fixed point (opacity * 2^32, 64-bit integers), so
 // the prefix sum is exact and the same in any summation order; a sample is a uniform
 // integer below the total, found by binary search in the exclusive prefix sums. Random
-// numbers come from counter_rng.h (stream: the splat or the sample index).
+// numbers come from counter_rng.h (stream: the splat or the sample index). Built without
+// contraction (--fmad=false); the dead test (sigmoid's expf) and the relocation formula
+// (pow, sqrt, log in double) use the device's libm there, within a few ulps of glibc's.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

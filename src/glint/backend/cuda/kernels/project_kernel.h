@@ -1,6 +1,8 @@
 #pragma once
 // The project stage: one thread per splat projects it with render/project.h and counts the
-// 16x16 tiles its cut ellipse reaches with render/tile.h, as the CPU backend does. Compiled
+// 16x16 tiles its cut ellipse reaches with render/tile.h, as the CPU backend does. Built
+// with contraction (--fmad=true): a contracted product can move a ceil, so a few splats'
+// radii and tile counts may differ from the CPU's (tests/device_tolerances.h). Compiled
 // by nvcc (backend/cuda/*.cu) and by the host compiler against the emulator (the tests).
 #include <cmath>
 #include <cstdint>
