@@ -20,6 +20,7 @@
 #include "glint/backend/cuda/loss_stages.h"
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/refine_stages.h"
+#include "glint/backend/cuda/target_stage.h"
 #include "glint/backend/cuda/train_stages.h"
 #include "glint/core/error.h"
 #include "glint/backend/target_view.h"
@@ -215,7 +216,6 @@ void DeviceTrainingSession::render(const RenderSettings& settings) {
     throw Error("CUDA training", std::string("the device renderer does not draw ") + what);
   if (camera_.width <= 0 || camera_.height <= 0 || !(camera_.fx > 0) || !(camera_.fy > 0))
     throw Error("rasterizer: camera '" + camera_.name + "' has no valid size or focal length");
-  if (dev_.n > std::size_t(1) << 30) throw Error("rasterizer: too many splats for the CUDA backend");
   settings_ = settings;
   const int degree =
       std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : host_.model.sh_degree, 0, kMaxShDegree);

@@ -31,9 +31,9 @@ struct LossSpans {
 static_assert(sizeof(LossSpans) == 160);
 
 inline constexpr std::uint32_t kSumPerThread = 16;
-inline std::uint32_t loss_sum_blocks(std::uint32_t count) {
-  const std::uint32_t per_block = kSumThreads * kSumPerThread;
-  return (count + per_block - 1) / per_block;
+inline std::uint32_t loss_sum_blocks(std::uint64_t count) {
+  const std::uint64_t per_block = kSumThreads * kSumPerThread;
+  return static_cast<std::uint32_t>((count + per_block - 1) / per_block);  // count < 2^44: a sum's values
 }
 
 // weight_sum < 0: no weights; else the sum of the pixels' weights (masks), whose values

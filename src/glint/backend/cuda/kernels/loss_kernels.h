@@ -3,7 +3,8 @@
 // over [H,W,C] images, with the per-value math of train/ssim_math.h: the constants every
 // loss kernel takes, the L1 term alone (lambda 0) and the sums, in double, in a fixed order
 // (no atomics). SSIM's fused blurs are ssim_tile_kernels.h. The blurs fuse their products
-// (fmaf), as the CPU blur does on CPUs with FMA.
+// (fmaf), as the CPU blur does on CPUs with FMA; the rest of the per-value math is built
+// with contraction (--fmad=true) and matches the CPU loss to tolerances.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/train/ssim_math.h"
 
 namespace glint::cuda {
@@ -35,8 +37,8 @@ struct FusedMulAdd {
 };
 
 // A value's pixel weight (masks: mask_kernels.h), or 1 without weights.
-GLINT_HD inline float value_weight(DeviceSpan<const float> weight, std::uint32_t i, const LossImage& img) {
-  return weight.size > 0 ? weight[i / static_cast<std::uint32_t>(img.channels)] : 1.f;
+GLINT_HD inline float value_weight(DeviceSpan<const float> weight, std::uint64_t i, const LossImage& img) {
+  return weight.size > 0 ? weight[i / static_cast<std::uint64_t>(img.channels)] : 1.f;
 }
 
 // The L1 term alone (lambda 0): |a - b| and, when grad is not empty, its gradient. With
@@ -44,7 +46,7 @@ GLINT_HD inline float value_weight(DeviceSpan<const float> weight, std::uint32_t
 // as train/loss.cpp does.
 GLINT_KERNEL void l1_grad_kernel(DeviceSpan<const float> a, DeviceSpan<const float> b, LossImage img,
                                  DeviceSpan<const float> weight, DeviceSpan<float> grad, DeviceSpan<float> abs_diff) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= a.size) return;
   const float d = a[i] - b[i];
   if (grad.size > 0) {
@@ -66,7 +68,7 @@ GLINT_KERNEL void block_sum_kernel(DeviceSpan<const T> values, std::uint32_t per
   double s = 0;
   for (std::uint32_t j = 0; j < per_thread; ++j) {
     const std::uint64_t at = base + static_cast<std::uint64_t>(j) * kSumThreads;
-    if (at < values.size) s += static_cast<double>(values[static_cast<std::uint32_t>(at)]);
+    if (at < values.size) s += static_cast<double>(values[at]);
   }
   part[t] = s;
   __syncthreads();

@@ -10,13 +10,14 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
 // weight[p] = mask[p] / 255.
 GLINT_KERNEL void mask_weight_kernel(DeviceSpan<const std::uint8_t> mask, DeviceSpan<float> weight) {
-  const std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t p = thread_index();
   if (p >= weight.size) return;
   weight[p] = static_cast<float>(mask[p]) * (1.f / 255.f);
 }
@@ -25,9 +26,9 @@ GLINT_KERNEL void mask_weight_kernel(DeviceSpan<const std::uint8_t> mask, Device
 // its own value only).
 GLINT_KERNEL void apply_weights_kernel(DeviceSpan<const float> values, DeviceSpan<const float> weight,
                                        std::int32_t channels, DeviceSpan<float> out) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= out.size) return;
-  out[i] = values[i] * weight[i / static_cast<std::uint32_t>(channels)];
+  out[i] = values[i] * weight[i / static_cast<std::uint64_t>(channels)];
 }
 
 }  // namespace GLINT_CUDA_NS

@@ -17,6 +17,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/loss_kernels.h"
 
 namespace glint::cuda {
@@ -53,7 +54,7 @@ GLINT_KERNEL void ssim_forward_tile_kernel(DeviceSpan<const float> a, DeviceSpan
   __shared__ float in[2][kSsimSpan][kSsimSpan];  // a, b of one channel
   __shared__ float hx[5][kSsimSpan][kSsimTile];  // a, b, aa, bb, ab blurred along x
   const std::uint32_t t = threadIdx.x, tile = blockIdx.x;
-  const std::uint32_t count = a.size;
+  const std::uint64_t count = a.size;  // the derivative planes' offsets pass 2^32 before count does
   const int x0 = static_cast<int>(tile % ssim_tiles_x(img)) * kSsimTile;
   const int y0 = static_cast<int>(tile / ssim_tiles_x(img)) * kSsimTile;
   const int tx = static_cast<int>(t) % kSsimTile, ty = static_cast<int>(t) / kSsimTile;
@@ -94,8 +95,8 @@ GLINT_KERNEL void ssim_forward_tile_kernel(DeviceSpan<const float> a, DeviceSpan
       if (derivs.size > 0) {
         ssim_map[i] = ssim_map_value<true>(m[0], m[1], m[2], m[3], m[4], img.c1, img.c2, &dm, &d11, &d12);
         derivs[i] = weight.size > 0 ? dm * w : dm;
-        derivs[count + i] = weight.size > 0 ? d11 * w : d11;
-        derivs[2 * count + i] = weight.size > 0 ? d12 * w : d12;
+        derivs[plane_element(1, count, i)] = weight.size > 0 ? d11 * w : d11;
+        derivs[plane_element(2, count, i)] = weight.size > 0 ? d12 * w : d12;
       } else {
         ssim_map[i] = ssim_map_value<false>(m[0], m[1], m[2], m[3], m[4], img.c1, img.c2, &dm, &d11, &d12);
       }
@@ -112,7 +113,7 @@ GLINT_KERNEL void ssim_backward_tile_kernel(DeviceSpan<const float> derivs, Devi
   __shared__ float in[3][kSsimSpan][kSsimSpan];  // the derivative planes of one channel
   __shared__ float hx[3][kSsimSpan][kSsimTile];  // blurred along x
   const std::uint32_t t = threadIdx.x, tile = blockIdx.x;
-  const std::uint32_t count = grad.size;
+  const std::uint64_t count = grad.size;
   const int x0 = static_cast<int>(tile % ssim_tiles_x(img)) * kSsimTile;
   const int y0 = static_cast<int>(tile / ssim_tiles_x(img)) * kSsimTile;
   const int tx = static_cast<int>(t) % kSsimTile, ty = static_cast<int>(t) / kSsimTile;
@@ -120,7 +121,8 @@ GLINT_KERNEL void ssim_backward_tile_kernel(DeviceSpan<const float> derivs, Devi
   const bool inside = x < img.width && y < img.height;
   const FusedMulAdd madd;
   for (int ch = 0; ch < img.channels; ++ch) {
-    const float* const src[3] = {derivs.data, derivs.data + count, derivs.data + 2 * std::size_t(count)};
+    const float* const src[3] = {derivs.data, derivs.data + plane_element(1, count, 0),
+                                 derivs.data + plane_element(2, count, 0)};
     stage_tile<3>(src, img, ch, x0, y0, t, in);
     __syncthreads();
     for (std::uint32_t k = t; k < static_cast<std::uint32_t>(kSsimSpan * kSsimTile); k += kSsimTileThreads) {
