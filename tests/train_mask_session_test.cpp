@@ -1,147 +1,17 @@
-// Masks through a whole training step on every backend's session (the CPU session and the
-// CUDA device session, emulated): a view whose image differs only under its mask gives the
-// same loss and the same gradients (Adam's first moments) bit for bit; without the mask
-// the difference shows. The scene is the bundled demo at 25x25 (training_session_steps.h),
-// its view 3 masked over a block of whole 8x8 source pixels (so that every camera pixel is
-// either fully masked or not at all).
+// Masks through a whole training step on the CPU session (mask_session_steps.h); the CUDA
+// device session's twin is cuda_masked_session_test.cpp.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <memory>
-#include <random>
 
-#include "glint/backend/backend.h"
 #include "glint/backend/cpu/cpu_training_session.h"
-#include "glint/backend/cuda/device_training_session.h"
-#include "glint/io/image_io.h"
-#include "test_support.h"
-#include "training_session_steps.h"
+#include "mask_session_steps.h"
 
 using namespace glint;
-
-namespace {
-
-constexpr std::size_t kView = 3;
-// Source pixels [64, 136) x [48, 128): camera pixels [8, 17) x [6, 16) at 1/8.
-bool in_hole(int x, int y) { return x >= 64 && x < 136 && y >= 48 && y < 128; }
-
-// Writes the mask of the demo's 200x200 view and a copy of its image scribbled in the hole.
-struct MaskFiles {
-  test::TempDir dir;
-  std::string mask, scribbled;
-  explicit MaskFiles(const std::string& image_path) {
-    Image8 m;
-    m.width = m.height = 200;
-    m.channels = 1;
-    m.data.assign(200 * 200, 255);
-    for (int y = 0; y < 200; ++y)
-      for (int x = 0; x < 200; ++x)
-        if (in_hole(x, y)) m.data[static_cast<std::size_t>(y) * 200 + x] = 0;
-    mask = dir.str("mask.png");
-    test::write_file(mask, encode_png(m));
-    Image8 img = read_image(image_path);
-    std::mt19937 rng(5);
-    for (int y = 0; y < img.height; ++y)
-      for (int x = 0; x < img.width; ++x)
-        if (in_hole(x, y))
-          for (int c = 0; c < img.channels; ++c) img.row(y)[x * img.channels + c] = static_cast<std::uint8_t>(rng() % 256);
-    scribbled = dir.str("scribbled.png");
-    test::write_file(scribbled, encode_png(img));
-  }
-};
-
-using MakeSession = std::function<std::unique_ptr<TrainingSession>(test::Scene&)>;
-
-// One step on view kView of a scene whose view has `mask` (or none) and `image`.
-SplatSet step_with(const MakeSession& make, const std::string& mask, const std::string* image, double* loss) {
-  test::Scene sc(400);
-  View& v = sc.data.train[kView];
-  v.source.mask_path = mask;
-  if (image) v.source.path = *image;
-  auto s = make(sc);
-  *loss = test::run_step(*s, kView, 1, 1, false).loss;
-  return s->state();
-}
-
-// control: also the two steps without the mask, which must differ (once is enough: the
-// scribble is the same for every backend).
-void expect_mask_hides_the_scribble(const MakeSession& make, bool control) {
-  test::Scene probe(400);
-  MaskFiles files(probe.data.train[kView].source.path);
-  double l_plain = 0, l_scribbled = 0, l_open = 0, l_open_scribbled = 0;
-  const SplatSet a = step_with(make, files.mask, nullptr, &l_plain);
-  const SplatSet b = step_with(make, files.mask, &files.scribbled, &l_scribbled);
-  EXPECT_EQ(l_plain, l_scribbled);
-  for (int g = 0; g < kNumParamGroups; ++g) {
-    const auto gi = static_cast<std::size_t>(g);
-    EXPECT_EQ(a.adam.groups()[gi].m, b.adam.groups()[gi].m) << kParamGroupNames[gi];
-    EXPECT_EQ(a.param(g), b.param(g)) << kParamGroupNames[gi];
-  }
-  if (!control) return;
-  // without the mask the scribble changes the step
-  const SplatSet c = step_with(make, "", nullptr, &l_open);
-  const SplatSet d = step_with(make, "", &files.scribbled, &l_open_scribbled);
-  EXPECT_NE(l_open, l_open_scribbled);
-  EXPECT_NE(c.adam.groups()[kOpacity].m, d.adam.groups()[kOpacity].m);
-  EXPECT_NE(l_plain, l_open);  // the mask takes part
-}
-
-}  // namespace
+using namespace glint::test;
 
 TEST(MaskedTraining, MaskedPixelsChangeNothingOnTheCpuSession) {
   static std::unique_ptr<Backend> backend = make_cpu_backend(1);
   expect_mask_hides_the_scribble(
       [](test::Scene& sc) { return cpu::make_cpu_training_session(*backend, sc.setup(), sc.initial()); }, true);
-}
-
-TEST(MaskedTraining, MaskedPixelsChangeNothingOnTheEmulatedCudaSession) {
-  expect_mask_hides_the_scribble(
-      [](test::Scene& sc) { return cuda::make_device_training_session(sc.setup(), sc.initial()); }, false);
-}
-
-// The device session's masked step against the CPU session's: the loss and the gradients
-// within the tolerances the unmasked step is held to (cuda_training_session_test.cpp),
-// for a coarse-to-fine target (the mask downscaled on the device) and a streamed full-size
-// one (the mask uploaded with its view).
-TEST(MaskedTraining, DeviceSessionMatchesTheCpuSession) {
-  test::Scene probe(400);
-  MaskFiles files(probe.data.train[kView].source.path);
-  auto backend = make_cpu_backend(1);
-  for (const auto& [factor, images_mb] : {std::pair<int, std::size_t>{2, 4096}, std::pair<int, std::size_t>{1, 0}}) {
-    {
-      SCOPED_TRACE(testing::Message() << "factor " << factor << ", device images " << images_mb << " MB");
-      test::Scene sc(400);
-      sc.data.train[kView].source.mask_path = files.mask;
-      TrainingSetup setup = sc.setup();
-      setup.device_images_mb = images_mb;
-      auto cpu = cpu::make_cpu_training_session(*backend, setup, sc.initial());
-      auto dev = cuda::make_device_training_session(setup, sc.initial());
-      const std::array<float, 3> bg = {0.1f, 0.2f, 0.3f};
-      double losses[2];
-      TrainingSession* sessions[2] = {cpu.get(), dev.get()};
-      for (int k = 0; k < 2; ++k) {
-        TrainingSession& s = *sessions[k];
-        s.set_target(kView, factor, bg);
-        RenderSettings rs;
-        for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
-        rs.sh_degree = 1;
-        s.set_sh_degree(1);
-        s.render(rs);
-        losses[k] = s.photometric_loss();
-        s.backward();
-        s.visibility();
-        s.adam({1e-3f, 5e-3f, 1e-3f, 5e-2f, 2.5e-3f, 1.25e-4f}, false, 1);
-      }
-      EXPECT_NEAR(losses[1], losses[0], 1e-5 * losses[0]);
-      const std::vector<float>& ma = cpu->state().adam.groups()[kOpacity].m;
-      const std::vector<float>& mb = dev->state().adam.groups()[kOpacity].m;
-      double scale = 0, worst = 0;
-      for (std::size_t i = 0; i < ma.size(); ++i) {
-        scale = std::max(scale, std::fabs(double(ma[i])));
-        worst = std::max(worst, std::fabs(double(mb[i]) - ma[i]));
-      }
-      EXPECT_GT(scale, 0.0);
-      EXPECT_LT(worst, 1e-3 * scale);
-    }
-  }
 }
