@@ -19,23 +19,10 @@
 #include "device_tolerances.h"
 #include "raster_test_util.h"
 #include "reference/scenes.h"
+#include "gpu_test_support.h"
 
 using namespace glint;
-
-namespace {
-bool skip_without_gpu() {
-  if (cuda_device_present()) return false;
-  if (std::getenv("GLINT_REQUIRE_GPU")) ADD_FAILURE() << "no CUDA device, and GLINT_REQUIRE_GPU is set";
-  return true;
-}
-template <class T, class A>
-cuda::DeviceBuffer<T> upload(const std::vector<T, A>& v) {
-  cuda::DeviceBuffer<T> b(v.size());
-  b.resize(v.size());
-  cuda::check(cudaMemcpy(b.data(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  return b;
-}
-}  // namespace
+using glint::test::skip_without_gpu;
 
 TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
   if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
@@ -157,7 +144,7 @@ TEST(CudaBackendDevice, LossMatchesTheCpuLoss) {
   for (std::size_t i = 0; i < b.data.size(); ++i) b.data[i] = 0.7f * a.data[i] + 0.3f * U(rng);
   ImageF cpu_grad;
   const LossValue cpu = photometric_loss(a, b, &cpu_grad, LossOptions{0.2f});
-  const auto da = upload(a.data), db = upload(b.data);
+  const auto da = test::on_device(a.data), db = test::on_device(b.data);
   cuda::DeviceBuffer<float> dg(a.data.size());
   dg.resize(a.data.size());
   cuda::LossBuffers bufs;

@@ -19,21 +19,13 @@
 #include "glint/backend/cuda/train_stages.h"
 #include "glint/io/image_ops.h"
 #include "glint/train/adam.h"
+#include "gpu_test_support.h"
 
 using namespace glint;
+using glint::test::on_device;
+using glint::test::skip_without_gpu;
 
 namespace {
-bool skip_without_gpu() {
-  if (cuda_device_present()) return false;
-  if (std::getenv("GLINT_REQUIRE_GPU")) ADD_FAILURE() << "no CUDA device, and GLINT_REQUIRE_GPU is set";
-  return true;
-}
-template <class T, class A>
-cuda::DeviceBuffer<T> on_device(const std::vector<T, A>& v) {
-  cuda::DeviceBuffer<T> b;
-  cuda::upload(b, v.data(), v.size());
-  return b;
-}
 template <class T>
 std::vector<T> on_host(const cuda::DeviceBuffer<T>& b) {
   std::vector<T> v;

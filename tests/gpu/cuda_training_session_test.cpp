@@ -13,16 +13,10 @@
 #include "device_tolerances.h"
 #include "raster_test_util.h"
 #include "training_session_steps.h"
+#include "gpu_test_support.h"
 
 using namespace glint;
-
-namespace {
-bool skip_without_gpu() {
-  if (cuda_device_present()) return false;
-  if (std::getenv("GLINT_REQUIRE_GPU")) ADD_FAILURE() << "no CUDA device, and GLINT_REQUIRE_GPU is set";
-  return true;
-}
-}  // namespace
+using glint::test::skip_without_gpu;
 
 TEST(CudaTrainingSessionDevice, OneStepMatchesTheCpuSession) {
   if (skip_without_gpu()) GTEST_SKIP() << "no CUDA device on this machine";
