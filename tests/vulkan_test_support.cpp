@@ -1,6 +1,7 @@
 #include "vulkan_test_support.h"
 
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "glint/backend/vulkan/context.h"
@@ -8,6 +9,20 @@
 
 namespace glint::test {
 namespace {
+
+// The instance the Vulkan tests share: made by the first test that needs one and held until
+// the run ends (one instance a run, not one a test). Tests that never touch Vulkan never
+// make it, so they pay neither the drivers' start-up nor their allocations.
+std::shared_ptr<vk::Instance>& held_instance() {
+  static std::shared_ptr<vk::Instance> held;
+  return held;
+}
+
+void hold_instance() {
+  if (held_instance()) return;
+  std::string why;
+  held_instance() = vk::shared_instance(&why);
+}
 
 // Before any test creates an instance: the CPU drivers (unless the environment names drivers
 // itself) and the validation layer.
@@ -17,19 +32,15 @@ class VulkanEnvironment : public ::testing::Environment {
     if (!std::getenv("VK_ICD_FILENAMES") && !std::getenv("VK_DRIVER_FILES") && *GLINT_TEST_VULKAN_ICDS)
       setenv("VK_ICD_FILENAMES", GLINT_TEST_VULKAN_ICDS, 1);
     vk::set_validation(true);
-    std::string why;
-    instance_ = vk::shared_instance(&why);  // held for the whole run: one instance, not one a test
   }
-  void TearDown() override { instance_.reset(); }
-
- private:
-  std::shared_ptr<vk::Instance> instance_;
+  void TearDown() override { held_instance().reset(); }
 };
 const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new VulkanEnvironment);
 
 }  // namespace
 
 int vulkan_device_of(const std::string& driver) {
+  hold_instance();
   std::string why;
   for (const vk::DeviceInfo& d : vk::list_devices(&why)) {
     const bool lvp = d.driver.find("llvmpipe") != std::string::npos;
