@@ -64,20 +64,20 @@ struct Blend {
   static constexpr const char* kName = "blend";
   using Push = BlendPush;
   // splats, sorted splats, ranges -> rgb, alpha, t_final, last, depth, depth_sum, median,
-  // median_at, normal, distortion, dist_r, dist_z0, count
+  // median_at, normal, distortion, dist_r, dist_z0, count, status (1: a walk was cut short)
   using Args = std::tuple<In<ProjectedSplat>, In<u32>, In<u32>, Out<float>, Out<float>, Out<float>, Out<u32>,
                           Out<float>, Out<float>, Out<float>, Out<u32>, Out<float>, Out<float>, Out<float>,
-                          Out<float>, Out<float>>;
+                          Out<float>, Out<float>, Out<u32>>;
 };
 
 struct BlendBackward {
   static constexpr const char* kName = "blend_backward";
   using Push = BlendPush;
   // splats, sorted splats, sorted slots, ranges, t_final, last, depth_sum, median_at, dist_r,
-  // dist_z0, d_rgb, d_alpha, d_depth, d_median, d_normal, d_distortion -> records
+  // dist_z0, d_rgb, d_alpha, d_depth, d_median, d_normal, d_distortion -> records, status
   using Args = std::tuple<In<ProjectedSplat>, In<u32>, In<u32>, In<u32>, In<float>, In<u32>, In<float>, In<u32>,
                           In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<float>,
-                          Out<float>>;
+                          Out<float>, Out<u32>>;
 };
 
 struct SplatBackward {

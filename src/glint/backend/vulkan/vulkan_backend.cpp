@@ -152,7 +152,9 @@ void VulkanBackend::forward_into(const GaussianModel& model, const Camera& camer
       image_of(out, id) = ImageF();
   }
   download_into(s, f.radii, out.radii, n);
+  vk::download_frame_status(s, st->frame);
   s.finish();
+  vk::check_frame_status(*device_, f, "blend");
   out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
   out.num_instances = static_cast<std::int64_t>(f.instances);
   out.saved = std::move(st);
@@ -207,7 +209,9 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
   s.download(g.sh_dc.buffer(), 0, grad.sh_dc.data(), 3 * n * sizeof(float));
   s.download(g.sh_rest.buffer(), 0, grad.sh_rest.data(), 45 * n * sizeof(float));
   s.download(g.mean2d.buffer(), 0, grad.mean2d.data(), 2 * n * sizeof(float));
+  vk::download_frame_status(s, st->frame);
   s.finish();
+  vk::check_frame_status(d, st->frame, "blend backward");
   grad.sh_rest_live = 3 * kShRestCoeffs;
 }
 
