@@ -23,8 +23,25 @@ endif()
 # glint_vulkan_shaders(TARGET DIR OUT_CPP): every DIR/*.comp compiled to SPIR-V 1.3
 # (Vulkan 1.1, what MoltenVK and every current driver take), validated by spirv-val, and
 # embedded into OUT_CPP (cmake/EmbedSpirv.cmake). A shader that fails either fails the build.
+# Contraction per shader family (the GPU backends' floating-point rules, docs/ARCHITECTURE.md):
+# GLSL has no per-file switch, so an "exact" shader marks every float result `precise`
+# (SPIR-V NoContraction) and a "contracted" one leaves fusing to the driver except where it
+# says `precise` or `fma`; "integer" shaders do no float arithmetic. A shader in no list stops
+# the configure.
+set(GLINT_VULKAN_CONTRACTED_SHADERS project tile_keys blend blend_backward splat_backward ssim_forward
+    ssim_backward loss_l1 block_sum math_check)
+set(GLINT_VULKAN_EXACT_SHADERS adam train_target splat_step)
+set(GLINT_VULKAN_INTEGER_SHADERS scan_blocks scan_add radix_count radix_scatter tile_ranges non_finite)
+
 function(glint_vulkan_shaders dir out_cpp)
   file(GLOB comps CONFIGURE_DEPENDS ${dir}/*.comp)
+  foreach(comp ${comps})
+    get_filename_component(name ${comp} NAME_WE)
+    if(NOT name IN_LIST GLINT_VULKAN_CONTRACTED_SHADERS AND NOT name IN_LIST GLINT_VULKAN_EXACT_SHADERS
+       AND NOT name IN_LIST GLINT_VULKAN_INTEGER_SHADERS)
+      message(FATAL_ERROR "Vulkan shader ${name}.comp is in no contraction family (cmake/GlintVulkan.cmake)")
+    endif()
+  endforeach()
   file(GLOB includes CONFIGURE_DEPENDS ${dir}/*.glsl ${dir}/*.h)
   set(spvs "")
   set(names "")

@@ -21,6 +21,8 @@
 #include "glint/render/project.h"
 #include "glint/render/sh.h"
 #include "glint/render/tile.h"
+#include "glint/train/adam_value.h"
+#include "glint/train/ssim_math.h"
 #include "reference/scenes.h"
 #include "vulkan_test_support.h"
 
@@ -356,6 +358,63 @@ TEST_P(VulkanMath, TileTestsMatchRender) {
   EXPECT_GT(rows.size(), cases.size() / 4);
   EXPECT_GT(hits, rows.size() / 10);
   EXPECT_LE(cmp.bad, rows.size() / 1000 + 1) << cmp.worst;
+}
+
+// train_math.glsl (the training shaders' copies of train/'s per-value math): the SSIM
+// window sum (fused, as the CPU blur's FMA path), one value of the SSIM map with its
+// derivatives, the SSIM gradient value, the L1 sign, and Adam's update, which is `precise`
+// and must give train/adam_value.h's bits.
+TEST_P(VulkanMath, TrainMathMatchesTrain) {
+  std::mt19937 rng(808);
+  std::uniform_real_distribution<float> U(0.f, 1.f);
+  const auto win = ssim_window_weights<float>();
+  std::vector<float> in;
+  for (std::uint32_t c = 0; c < kCases; ++c) {
+    for (float w : win) in.push_back(w);
+    for (int k = 0; k < 11; ++k) in.push_back(U(rng));
+    const float m1 = U(rng), m2 = U(rng), v1 = 0.1f * U(rng), v2 = 0.1f * U(rng);
+    const float cov = (2.f * U(rng) - 1.f) * std::sqrt(v1 * v2);
+    in.insert(in.end(), {m1, m2, m1 * m1 + v1, m2 * m2 + v2, m1 * m2 + cov});
+    in.insert(in.end(), {1.f / 3000.f, 2 * U(rng) - 1, 2 * U(rng) - 1, 2 * U(rng) - 1, U(rng), U(rng)});
+    const float t = std::floor(1.f + 999.f * U(rng)), lr = std::pow(10.f, -4.f + 2.f * U(rng));
+    const float g = (2 * U(rng) - 1) * std::pow(10.f, -6.f * U(rng));
+    in.insert(in.end(), {4 * U(rng) - 2, g, 0.2f * U(rng) - 0.1f, 0.01f * U(rng) * U(rng)});
+    in.insert(in.end(), {0.9f, 0.1f, 0.999f, 1.f - 0.999f,
+                         static_cast<float>(std::sqrt(1.0 - std::pow(0.999, double(t)))), 1e-15f,
+                         static_cast<float>(lr / (1.0 - std::pow(0.9, double(t))))});
+    in.push_back(c % 5 == 0 ? 0.f : 2 * U(rng) - 1);
+  }
+  const std::vector<float> out = run(8, in, 45, 11);
+  Compare cmp;
+  std::size_t adam_bits = 0;
+  const auto fused = [](float a, float b, float c) { return std::fma(a, b, c); };
+  for (std::uint32_t c = 0; c < kCases; ++c) {
+    const float* i = &in[std::size_t(c) * 45];
+    const float* o = &out[std::size_t(c) * 11];
+    cmp.value(o[0], ssim_window_sum(i, i + 11, fused), 1e-3f, 1e-6f, "window sum");
+    float dm = 0, d11 = 0, d12 = 0;
+    const float v = ssim_map_value<true>(i[22], i[23], i[24], i[25], i[26], float(kSsimC1), float(kSsimC2), &dm,
+                                         &d11, &d12);
+    cmp.value(o[1], v, 1e-3f, 1e-5f, "ssim");
+    {  // d_mu1 sums two products of differences: its scale is that of the terms, not the sum
+      const float m1 = i[22], m2 = i[23];
+      const float A1 = 2 * m1 * m2 + float(kSsimC1), A2 = 2 * (i[26] - m1 * m2) + float(kSsimC2);
+      const float B1 = m1 * m1 + m2 * m2 + float(kSsimC1), B2 = i[24] - m1 * m1 + i[25] - m2 * m2 + float(kSsimC2);
+      const float terms = (2 * std::fabs(m2) * (std::fabs(A1) + std::fabs(A2)) +
+                           2 * std::fabs(m1 * v) * (std::fabs(B1) + std::fabs(B2))) / (B1 * B2);
+      cmp.value(o[2], dm, std::max(1e-2f, terms), 1e-5f, "d_mu1");
+    }
+    cmp.value(o[3], d11, 1e-2f, 1e-5f, "d_e11");
+    cmp.value(o[4], d12, 1e-2f, 1e-5f, "d_e12");
+    cmp.value(o[5], ssim_grad_value(i[27], i[28], i[29], i[30], i[31], i[32]), 1e-7f, 1e-5f, "ssim grad");
+    float pp = i[33], m = i[35], vv = i[36];
+    const AdamConsts k{i[37], i[38], i[39], i[40], i[41], i[42], i[43]};
+    const unsigned bad = adam_value(pp, i[34], m, vv, k);
+    if (o[6] != pp || o[7] != m || o[8] != vv || o[9] != float(bad)) ++adam_bits;
+    cmp.value(o[10], l1_sign(i[44]), 0.f, 0.f, "l1 sign");
+  }
+  EXPECT_EQ(cmp.bad, 0u) << cmp.worst;
+  EXPECT_EQ(adam_bits, 0u) << "Adam updates that differ from train/adam_value.h's bits";
 }
 
 GLINT_VULKAN_DRIVERS(VulkanMath);

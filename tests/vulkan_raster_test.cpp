@@ -223,4 +223,30 @@ TEST_P(VulkanRaster, GradientsMatchFiniteDifferences) {
   }
 }
 
+// A tile whose walk passes lavapipe's loop limit (65535 iterations an invocation): 66000
+// faint splats around the centre of a 16x16 image, so the corner pixels never saturate and
+// walk every instance. lavapipe cuts the blend short: the backend refuses the frame in one
+// line instead of returning a wrong image. (SwiftShader has no such limit; long walks of the
+// backward's rounds are covered by the gradient tests.)
+TEST_P(VulkanRaster, ATileLongerThanTheDriversLoopLimitIsRefusedNotCut) {
+  if (driver() != "lavapipe") GTEST_SKIP() << driver() << " has no loop limit";
+  test::SceneOptions opt;
+  opt.radius = 0.05;
+  opt.log_scale_min = -4;
+  opt.log_scale_max = -3.5;
+  opt.hard_cases = false;
+  opt.sh_degree = 0;
+  GaussianModel m = test::random_scene(66000, 77, opt);
+  for (float& o : m.opacity_logits) o = -4.f;  // alpha about 0.018 at a splat's centre
+  const Camera cam = test::look_at(16, 16, 16, {0, -3, 0.5}, {0, 0, 0});
+  RenderSettings rs;
+  auto be = test::vulkan_backend_on(driver());
+  try {
+    be->forward(m, cam, rs);
+    ADD_FAILURE() << "lavapipe rendered a tile of 66000 splats";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ended the blend of a tile early"), std::string::npos) << e.what();
+  }
+}
+
 GLINT_VULKAN_DRIVERS(VulkanRaster);

@@ -1,6 +1,7 @@
 // Training through the Vulkan backend on both CPU drivers, under the validation layer. Its
-// training session is the CPU session (loss, Adam, density control on the host) rendering
-// and differentiating on the device: one step against the CPU session, the Trainer's ADC
+// training session is the device session (backend/vulkan/device_training_session.h): one
+// step against the CPU session (loss, gradients through Adam's first moments, parameters,
+// statistics; selective Adam; a step with the geometry regularisers), the Trainer's ADC
 // and MCMC runs climbing far above the first render, two runs giving the same bits, a
 // checkpoint's state continuing bit-identically on the same device, and a checkpoint moved
 // between the CPU and Vulkan backends continuing there to the tolerances. The scene is the
@@ -11,6 +12,7 @@
 
 #include "emulated_cuda_trainer.h"
 #include "glint/backend/cpu/cpu_training_session.h"
+#include "glint/backend/vulkan/device_training_session.h"
 #include "glint/train/checkpoint.h"
 #include "glint/train/trainer.h"
 #include "raster_test_util.h"
@@ -47,6 +49,52 @@ TEST_P(VulkanTraining, OneStepMatchesTheCpuSession) {
   }
   EXPECT_EQ(sb.grad_count, sa.grad_count);
   EXPECT_EQ(sb.max_radii, sa.max_radii);
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    // Adam's first step moves every value by about its learning rate, either way: values
+    // whose gradient is rounding noise may go either way on the two backends
+    EXPECT_TRUE(test::images_close(std::string("params ") + kParamGroupNames[gi], sb.param(g), sa.param(g), 1e-5,
+                                   slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+    EXPECT_EQ(sb.adam.groups()[gi].step, sa.adam.groups()[gi].step);
+  }
+  EXPECT_TRUE(test::grads_close("grad_accum", sb.grad_accum, sa.grad_accum, 1e-3, slack));
+  EXPECT_EQ(vk::model_round_trips(*cpu), 0u);  // the step ran in device memory
+  EXPECT_EQ(cpu->first_non_finite_group(true), -1);
+
+  // selective Adam on a view where some splats are out of sight: they must not move
+  SplatSet init = sc.initial();
+  for (std::size_t i = 0; i < init.size(); i += 7) init.model.means[3 * i] += 50.f;
+  auto sel = vk_backend->start_training(sc.setup(), init);
+  const StepOut c = run_step(*sel, 0, 1, 0, true);
+  ASSERT_LT(c.visible, sel->size());
+  const SplatSet& sc_state = sel->state();
+  std::size_t unseen = 0;
+  for (std::size_t i = 0; i < sc_state.size(); ++i) {
+    if (sc_state.grad_count[i] > 0) continue;
+    ++unseen;
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(sc_state.model.means[3 * i + k], init.model.means[3 * i + k]) << i;
+  }
+  EXPECT_GT(unseen, 0u);
+
+  // a step with every geometry regulariser (their losses on the host, their gradients
+  // through the device's backward)
+  auto geo_ref = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  auto geo = vk_backend->start_training(sc.setup(), sc.initial());
+  const test::GeometryWeights w;
+  const test::GeometryStepOut ga = test::run_geometry_step(*geo_ref, w, 2, 1);
+  const test::GeometryStepOut gb = test::run_geometry_step(*geo, w, 2, 1);
+  EXPECT_NEAR(gb.photometric, ga.photometric, 1e-5 * ga.photometric);
+  EXPECT_NEAR(gb.normal, ga.normal, 1e-4 * std::max(ga.normal, 1e-6));
+  EXPECT_NEAR(gb.distortion, ga.distortion, 1e-4 * std::max(ga.distortion, 1e-6));
+  EXPECT_NEAR(gb.total, ga.total, 1e-5 * ga.total);
+  const SplatSet& ta = geo_ref->state();
+  const SplatSet& tb = geo->state();
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    EXPECT_TRUE(test::grads_close(std::string("geometry ") + kParamGroupNames[gi], tb.adam.groups()[gi].m,
+                                  ta.adam.groups()[gi].m, 1e-3,
+                                  slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+  }
 }
 
 TEST_P(VulkanTraining, AdcAndMcmcTrainFarAboveTheFirstRenderAndRepeat) {

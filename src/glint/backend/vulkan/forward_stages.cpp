@@ -99,6 +99,8 @@ void forward_frame(Stream& s, const DeviceModel& model, const render::ViewT<floa
   f.offsets.resize(d, n + 1);
   f.none_f.resize(d, 4);
   f.none_u.resize(d, 4);
+  f.status.resize(d, 1);
+  s.fill(f.status.buffer(), 0, 4, 0);
   // project, a chunk at a time; the tile counts go into offsets, which the scan turns into
   // each splat's first key (and, at n, the number of keys)
   s.fill(f.offsets.buffer(), n * 4, 4, 0);
@@ -180,7 +182,21 @@ void forward_frame(Stream& s, const DeviceModel& model, const render::ViewT<floa
   const In<std::uint32_t> sorted_splat = m > 0 ? in(f.sorted_splat, 0, m) : in(f.none_u);
   dispatch<sh::Blend>(s, Groups{static_cast<std::uint32_t>(f.tiles_x), static_cast<std::uint32_t>(f.tiles_y), 1}, push,
                       in(f.splats), sorted_splat, in(f.ranges), out(f.rgb), out(f.alpha), out(f.t_final), out(f.last),
-                      depth, depth_sum, median, median_at, normal, distortion, dist_r, dist_z0, count);
+                      depth, depth_sum, median, median_at, normal, distortion, dist_r, dist_z0, count,
+                      out(f.status));
+}
+
+void download_frame_status(Stream& s, DeviceFrame& f) {
+  f.status_host = 0;
+  s.download(f.status.buffer(), 0, &f.status_host, 4);
+}
+
+void check_frame_status(const Device& d, const DeviceFrame& f, const char* stage) {
+  if (f.status_host != 0)
+    throw Error("Vulkan backend", d.info().name + " ended the " + stage +
+                                      " of a tile early: more splats on one 16x16 tile than its driver runs in one "
+                                      "shader invocation (lavapipe: about 65000); render this scene on a GPU or the "
+                                      "CPU backend");
 }
 
 void backward_frame(Stream& s, const DeviceModel& model, DeviceFrame& f, DeviceGrads& g) {
@@ -208,7 +224,8 @@ void backward_frame(Stream& s, const DeviceModel& model, DeviceFrame& f, DeviceG
         opt_f(f.depth_sum, GLINT_AOV_DEPTH), (f.flags & GLINT_AOV_MEDIAN) ? in(f.median_at) : in(f.none_u),
         opt_f(f.dist_r, GLINT_AOV_DISTORTION), opt_f(f.dist_z0, GLINT_AOV_DISTORTION), in(g.d_rgb),
         grad(g.d_alpha, GLINT_GRAD_ALPHA), grad(g.d_depth, GLINT_GRAD_DEPTH), grad(g.d_median, GLINT_GRAD_MEDIAN),
-        grad(g.d_normal, GLINT_GRAD_NORMAL), grad(g.d_distortion, GLINT_GRAD_DISTORTION), out(f.records, 0, rec * m));
+        grad(g.d_normal, GLINT_GRAD_NORMAL), grad(g.d_distortion, GLINT_GRAD_DISTORTION), out(f.records, 0, rec * m),
+        out(f.status));
   g.means.resize(d, 3 * n);
   g.log_scales.resize(d, 3 * n);
   g.quats.resize(d, 4 * n);

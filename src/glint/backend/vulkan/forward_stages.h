@@ -41,6 +41,8 @@ struct DeviceFrame {
   Array<std::uint32_t> last, median_at;
   Array<float> depth, depth_sum, median, normal, distortion, dist_r, dist_z0, count;
   Array<float> records;
+  Array<std::uint32_t> status;  // [0] = 1: the blend or its backward cut a tile's walk short
+  std::uint32_t status_host = 0;
   Array<float> none_f;  // bound where an output is not drawn (never written or read)
   Array<std::uint32_t> none_u;
   int sorted = 0;  // which of the ping-pong pairs holds the sorted keys
@@ -78,6 +80,13 @@ void sort_keys(Stream& s, DeviceFrame& f, std::uint32_t m, unsigned lo_bits, uns
 void forward_frame(Stream& s, const DeviceModel& model, const render::ViewT<float>& view, int sh_degree,
                    bool antialiased, const float background[3], DeviceFrame& f, std::uint32_t aov_flags,
                    bool stop_at_median);
+
+// Records the download of the frame's status word; after the stream's finish,
+// check_frame_status throws, naming the device, if a blend or its backward ended a tile's
+// walk early: a driver that cuts long loops (lavapipe stops an invocation after 65535 loop
+// iterations, about 65000 splats on one 16x16 tile in the blend).
+void download_frame_status(Stream& s, DeviceFrame& f);
+void check_frame_status(const Device& d, const DeviceFrame& f, const char* stage);
 
 // The backward of the frame forward_frame left, for the upstream gradients in g (d_rgb
 // required, the others as g.grad_flags says), into g's parameter gradients. Recorded, not

@@ -64,20 +64,20 @@ struct Blend {
   static constexpr const char* kName = "blend";
   using Push = BlendPush;
   // splats, sorted splats, ranges -> rgb, alpha, t_final, last, depth, depth_sum, median,
-  // median_at, normal, distortion, dist_r, dist_z0, count
+  // median_at, normal, distortion, dist_r, dist_z0, count, status (1: a walk was cut short)
   using Args = std::tuple<In<ProjectedSplat>, In<u32>, In<u32>, Out<float>, Out<float>, Out<float>, Out<u32>,
                           Out<float>, Out<float>, Out<float>, Out<u32>, Out<float>, Out<float>, Out<float>,
-                          Out<float>, Out<float>>;
+                          Out<float>, Out<float>, Out<u32>>;
 };
 
 struct BlendBackward {
   static constexpr const char* kName = "blend_backward";
   using Push = BlendPush;
   // splats, sorted splats, sorted slots, ranges, t_final, last, depth_sum, median_at, dist_r,
-  // dist_z0, d_rgb, d_alpha, d_depth, d_median, d_normal, d_distortion -> records
+  // dist_z0, d_rgb, d_alpha, d_depth, d_median, d_normal, d_distortion -> records, status
   using Args = std::tuple<In<ProjectedSplat>, In<u32>, In<u32>, In<u32>, In<float>, In<u32>, In<float>, In<u32>,
                           In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<float>,
-                          Out<float>>;
+                          Out<float>, Out<u32>>;
 };
 
 struct SplatBackward {
@@ -96,10 +96,59 @@ struct MathCheck {
   using Args = std::tuple<In<float>, Out<float>>;
 };
 
+
+// Training (device_training_session.cpp).
+struct TrainTarget {
+  static constexpr const char* kName = "train_target";
+  using Push = TargetPush;
+  using Args = std::tuple<In<u32>, Out<float>>;  // packed 8-bit view -> target
+};
+struct SsimForward {
+  static constexpr const char* kName = "ssim_forward";
+  using Push = LossPush;
+  // render, target -> derivative planes, SSIM map, |render - target|
+  using Args = std::tuple<In<float>, In<float>, Out<float>, Out<float>, Out<float>>;
+};
+struct SsimBackward {
+  static constexpr const char* kName = "ssim_backward";
+  using Push = LossPush;
+  using Args = std::tuple<In<float>, In<float>, In<float>, Out<float>>;  // derivs, render, target -> grad
+};
+struct LossL1 {
+  static constexpr const char* kName = "loss_l1";
+  using Push = LossPush;
+  using Args = std::tuple<In<float>, In<float>, Out<float>, Out<float>>;  // render, target -> grad, |diff|
+};
+struct BlockSum {
+  static constexpr const char* kName = "block_sum";
+  using Push = SumPush;
+  using Args = std::tuple<In<float>, Out<float>>;
+};
+struct AdamStep {
+  static constexpr const char* kName = "adam";
+  using Push = AdamPush;
+  // params, grads, m, v, visible -> status
+  using Args = std::tuple<Out<float>, In<float>, Out<float>, Out<float>, In<float>, Out<u32>>;
+};
+struct SplatStep {
+  static constexpr const char* kName = "splat_step";
+  using Push = SplatStepPush;
+  // radii, mean2d, log_scales, opacity -> visible, grad_accum, grad_count, max_radii,
+  // d_log_scales, d_opacity, terms, terms2
+  using Args = std::tuple<In<std::int32_t>, In<float>, In<float>, In<float>, Out<float>, Out<float>, Out<float>,
+                          Out<float>, Out<float>, Out<float>, Out<float>, Out<float>>;
+};
+struct NonFinite {
+  static constexpr const char* kName = "non_finite";
+  using Push = SplatStepPush;
+  using Args = std::tuple<In<float>, Out<u32>>;
+};
+
 }  // namespace glint::vk::shaders
 
 namespace glint::vk::shaders {
 // Every shader the backend dispatches (the tests make each one's pipeline on every driver).
 using All = std::tuple<Project, TileKeys, ScanBlocks, ScanAdd, RadixCount, RadixScatter, TileRanges, Blend,
-                       BlendBackward, SplatBackward, MathCheck>;
+                       BlendBackward, SplatBackward, MathCheck, TrainTarget, SsimForward, SsimBackward, LossL1,
+                       BlockSum, AdamStep, SplatStep, NonFinite>;
 }  // namespace glint::vk::shaders

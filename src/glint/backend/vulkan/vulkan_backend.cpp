@@ -2,8 +2,8 @@
 // (forward_stages.h) on the device and downloads what the caller asked for: colour and every
 // output of backend/render_outputs.h, with their gradients. A render that wants AbsGS's
 // statistic, which has no shader, goes whole to a CPU backend it keeps, said once on stderr.
-// Training: the CPU training session (loss, Adam and density control on the host) with this
-// backend as its rasterizer.
+// Training: the device training session (device_training_session.h); a dataset with masks
+// trains through the CPU session with this backend as its rasterizer.
 #include "glint/backend/vulkan/vulkan_backend.h"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 
 #include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/vulkan/context.h"
+#include "glint/backend/vulkan/device_training_session.h"
 #include "glint/backend/vulkan/forward_stages.h"
 #include "glint/core/error.h"
 #include "glint/render/view.h"
@@ -73,7 +74,16 @@ class VulkanBackend final : public Backend {
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    return cpu::make_cpu_training_session(*this, setup, std::move(initial));
+    // masks (loss weights) have no shader yet: such a dataset trains through the CPU session,
+    // rendering here
+    const bool masked = std::any_of(setup.dataset->train.begin(), setup.dataset->train.end(),
+                                    [](const View& v) { return v.has_mask(); });
+    if (masked) {
+      std::fprintf(stderr, "glint: the Vulkan training session has no masked loss yet; the loss and Adam of this "
+                           "masked dataset run on the CPU, the renders on the device\n");
+      return cpu::make_cpu_training_session(*this, setup, std::move(initial));
+    }
+    return vk::make_device_training_session(device_, setup, std::move(initial));
   }
   vk::Device& vulkan_device() { return *device_; }
 
@@ -152,7 +162,9 @@ void VulkanBackend::forward_into(const GaussianModel& model, const Camera& camer
       image_of(out, id) = ImageF();
   }
   download_into(s, f.radii, out.radii, n);
+  vk::download_frame_status(s, st->frame);
   s.finish();
+  vk::check_frame_status(*device_, f, "blend");
   out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
   out.num_instances = static_cast<std::int64_t>(f.instances);
   out.saved = std::move(st);
@@ -207,7 +219,9 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
   s.download(g.sh_dc.buffer(), 0, grad.sh_dc.data(), 3 * n * sizeof(float));
   s.download(g.sh_rest.buffer(), 0, grad.sh_rest.data(), 45 * n * sizeof(float));
   s.download(g.mean2d.buffer(), 0, grad.mean2d.data(), 2 * n * sizeof(float));
+  vk::download_frame_status(s, st->frame);
   s.finish();
+  vk::check_frame_status(d, st->frame, "blend backward");
   grad.sh_rest_live = 3 * kShRestCoeffs;
 }
 

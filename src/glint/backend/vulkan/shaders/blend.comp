@@ -27,6 +27,9 @@ layout(std430, binding = 12) writeonly buffer Distortion { float distortion_out[
 layout(std430, binding = 13) writeonly buffer DistR { float dist_r[]; };
 layout(std430, binding = 14) writeonly buffer DistZ0 { float dist_z0[]; };
 layout(std430, binding = 15) writeonly buffer Count { float count_out[]; };
+// status[0] = 1 when a pixel's walk ended before its tile's instances did (a driver that
+// cuts long loops: lavapipe stops an invocation after 65535 loop iterations)
+layout(std430, binding = 16) writeonly buffer Status { uint status[]; };
 
 struct Staged {
   float mx, my, A, B, C, opacity, power_cut, depth;
@@ -51,7 +54,9 @@ void main() {
   uint med_at = GLINT_NO_MEDIAN;
   uint end_blended = begin;
   bool done = !inside;
-  for (uint base = begin; base < end; base += 256u) {
+  uint base = begin;
+  bool cut = false;
+  for (; base < end; base += 256u) {
     barrier();  // the previous batch is no longer read
     if (base + t < end) {
       ProjectedSplat s = splats[sorted_splat[base + t]];
@@ -60,7 +65,8 @@ void main() {
     }
     barrier();
     uint count = min(end - base, 256u);
-    for (uint j = 0u; j < count && !done; ++j) {
+    uint j = 0u;
+    for (; j < count && !done; ++j) {
       float power = splat_power(batch[j].A, batch[j].B, batch[j].C, fx - batch[j].mx, fy - batch[j].my);
       float G;
       bool clamped;
@@ -94,7 +100,9 @@ void main() {
       T = tn;
       end_blended = base + j + 1u;
     }
+    if (j < count && !done) cut = true;
   }
+  if (base < end || cut) status[0] = 1u;
   if (!inside) return;
   uint pix = uint(y * p.width + x);
   for (int c = 0; c < 3; ++c) rgb[3u * pix + uint(c)] = C[c] + T * p.background[c];

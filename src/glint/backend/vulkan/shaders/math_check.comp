@@ -1,12 +1,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Tests only (tests/vulkan_math_test.cpp): runs one function of render_math.glsl on `count`
+#extension GL_EXT_control_flow_attributes : require
+// Tests only (tests/vulkan_math_test.cpp): runs one function of render_math.glsl (or
+// train_math.glsl) on `count`
 // inputs of in_stride floats and writes its results, out_stride floats a case, so that each
 // GLSL copy is compared with its render/ original on randomized inputs. The layouts of
 // inputs and outputs per function are listed in the test.
 // (the group size first: common.glsl's linear_index reads gl_WorkGroupSize)
 layout(local_size_x = 64) in;
 #include "common.glsl"
+#include "train_math.glsl"
 layout(push_constant) uniform PushBlock { MathCheckPush p; };
 layout(std430, binding = 0) readonly buffer Inputs { float inputs[]; };
 layout(std430, binding = 1) writeonly buffer Outputs { float outputs[]; };
@@ -155,5 +158,25 @@ void main() {
     O(1u, g.x);
     O(2u, g.y);
     O(3u, g.z);
+  } else if (p.function == 8u) {  // train_math.glsl: window[11], x[11], moments[5], grad in[6], adam[11], d
+    float w[11], x[11];
+    for (uint k = 0u; k < 11u; ++k) {
+      w[k] = I(k);
+      x[k] = I(11u + k);
+    }
+    O(0u, ssim_window_sum(w, x));
+    float dm, d11, d12;
+    O(1u, ssim_map_value(I(22u), I(23u), I(24u), I(25u), I(26u), 1e-4, 9e-4, dm, d11, d12));
+    O(2u, dm);
+    O(3u, d11);
+    O(4u, d12);
+    O(5u, ssim_grad_value(I(27u), I(28u), I(29u), I(30u), I(31u), I(32u)));
+    float pp = I(33u), m = I(35u), v = I(36u);
+    bool bad = adam_value(pp, I(34u), m, v, I(37u), I(38u), I(39u), I(40u), I(41u), I(42u), I(43u));
+    O(6u, pp);
+    O(7u, m);
+    O(8u, v);
+    O(9u, bad ? 1.0 : 0.0);
+    O(10u, l1_sign(I(44u)));
   }
 }

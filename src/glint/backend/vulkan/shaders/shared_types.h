@@ -107,6 +107,66 @@ struct SplatBackwardPush {
   uint record_floats;
 };
 
+// Training: a target from an 8-bit view (4 bytes packed a uint, little-endian), composited
+// over the background (the CUDA target kernel's TargetImage).
+struct TargetPush {
+  int width;
+  int height;
+  int channels;  // of the 8-bit source
+  uint count;    // pixels
+  float background[3];
+  uint pad;
+};
+
+// The photometric loss's image and constants (the CUDA loss kernels' LossImage).
+struct LossPush {
+  int width;
+  int height;
+  int channels;
+  float l1_scale;   // (1 - lambda) / count
+  float lambda;     // D-SSIM weight
+  float inv_count;  // 1 / count
+  float c1;
+  float c2;
+  float window[11];
+  uint count;       // values (width * height * channels)
+  uint with_grad;   // write the gradient
+  uint tiles_x;     // 16x16 tiles of the SSIM kernels a row
+};
+
+// Fixed-order block sums: block k sums values [k 4096, (k + 1) 4096).
+struct SumPush {
+  uint count;
+  uint pad[3];
+};
+
+// Adam over one parameter group (train/adam_value.h's AdamConsts, then the group's shape).
+struct AdamPush {
+  float b1;
+  float a1;
+  float b2;
+  float a2;
+  float bc2_sqrt;
+  float eps;
+  float step_size;
+  uint count;       // values (rows * width)
+  uint width;
+  uint used_width;  // columns updated (SH above the degree in use are not)
+  uint selective;   // only the rows visible[] marks
+  uint group;       // status[group] = 1 when a value is left non-finite
+};
+
+// Per-splat training stages (visibility, statistics, regularisers, finiteness).
+struct SplatStepPush {
+  uint count;  // splats (or values, for the finiteness check)
+  float sx;    // densification statistics: half the image's width and height
+  float sy;
+  float scale;  // flatten: weight / N; MCMC: opacity_reg / N
+  float scale2; // MCMC: scale_reg / 3N
+  uint slot;    // finiteness: the status word to set
+  uint pad[2];
+};
+
 // The math check (tests only): `count` inputs of `stride` floats each.
 struct MathCheckPush {
   uint count;

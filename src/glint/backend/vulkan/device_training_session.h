@@ -1,0 +1,36 @@
+#pragma once
+// The Vulkan backend's training session: the model, Adam's moments and the densification
+// statistics in device memory, the training views there as 8-bit, and the step's pieces as
+// shaders: the target (composited on the device), the render and its backward, L1 + D-SSIM
+// with its gradient, flattening, visibility, ADC's statistics, MCMC's regulariser, Adam and
+// the finiteness check; per step only scalars (and the loss's per-block partial sums, a few
+// hundred floats) come back.
+//
+// Not yet shaders, done on the host around the device state (said in docs/ARCHITECTURE.md):
+// - refinement (ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and
+//   growth): the arrays are downloaded on the steps those schedules act on, train/'s CPU
+//   code runs on them and they are uploaded again (the CPU session's bits; MCMC's noise acts
+//   every step, so an MCMC step costs a round trip);
+// - the geometry regularisers (normal consistency, distortion): the render's images are
+//   downloaded, train/geometry_loss.cpp runs on them and the image gradients go up;
+// - coarse-to-fine targets: the view is downscaled on the host (target_view) and the
+//   8-bit result uploaded.
+// Masked views (loss weights) are not handled: the backend gives a dataset with masks the
+// CPU session rendering through Vulkan instead.
+#include <cstddef>
+#include <memory>
+
+#include "glint/backend/training_session.h"
+
+namespace glint::vk {
+
+class Device;
+
+std::unique_ptr<TrainingSession> make_device_training_session(std::shared_ptr<Device> device,
+                                                              const TrainingSetup& setup, SplatSet initial);
+
+// How often a device session has downloaded the model's arrays, run host code on them and
+// uploaded them again (state() alone does not count). Throws for other sessions.
+std::size_t model_round_trips(const TrainingSession& session);
+
+}  // namespace glint::vk

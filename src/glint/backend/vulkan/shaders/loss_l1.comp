@@ -1,0 +1,20 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// The L1 term alone (lambda 0): |a - b| and, with the gradient, (1 - lambda) sign(a - b) / count.
+layout(local_size_x = 256) in;
+#include "common.glsl"
+#include "train_math.glsl"
+layout(push_constant) uniform PushBlock { LossPush p; };
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer Grad { float grad[]; };
+layout(std430, binding = 3) writeonly buffer AbsDiff { float abs_diff[]; };
+
+void main() {
+  uint i = linear_index();
+  if (i >= p.count) return;
+  float d = a[i] - b[i];
+  if (p.with_grad != 0u) grad[i] = p.l1_scale * l1_sign(d);
+  abs_diff[i] = abs(d);
+}
