@@ -145,8 +145,8 @@ void split_every(std::vector<View>& all, int every, std::vector<View>& train, st
     (every > 0 && i % static_cast<std::size_t>(every) == 0 ? test : train).push_back(std::move(all[i]));
 }
 
-// Camera extent as 3DGS defines it: the centre of the training cameras and 1.1 x the
-// farthest camera's distance from it. Learning rates and densification scale with it.
+}  // namespace
+
 void scene_extent(Dataset& d) {
   Vec3d sum{0, 0, 0};
   for (const View& v : d.train) sum = sum + v.camera.center();
@@ -155,6 +155,8 @@ void scene_extent(Dataset& d) {
   for (const View& v : d.train) far = std::max(far, norm(v.camera.center() - d.center));
   d.radius = far > 0 ? 1.1 * far : 1.0;
 }
+
+namespace {
 
 // Uniform random points inside the region that the training cameras see: sampled in a box
 // around the point the cameras look at, kept when at least half of a subset of the

@@ -53,6 +53,12 @@ struct Dataset {
   Image8 load_image(const View& view, bool keep_alpha = false) const;
 };
 
+// Sets `center` and `radius` from the training views, as 3DGS defines the camera extent:
+// the mean training camera centre and 1.1 x the farthest camera's distance from it.
+// Learning rates and densification scale with it. load_dataset calls it; a caller that
+// makes a dataset of some of another's views calls it again.
+void scene_extent(Dataset& d);
+
 // Detects the format of `path` (a folder, or a .json camera file) and loads it.
 // Throws glint::Error naming the offending file for every kind of bad input.
 Dataset load_dataset(const std::string& path, const DatasetOptions& options = {});
