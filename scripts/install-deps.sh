@@ -16,6 +16,7 @@ packages=(
   chromium                          # browser tests of the viewer page (tests/browser/)
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
   python3-numpy python3-pil         # the relight dataset's own scorer, run by a test
+  slurm-wlm munge                   # the one-node Slurm cluster of the submit.sh tests (scripts/slurm-test.sh)
 )
 
 # node and npm run the browser tests; a machine that has them from elsewhere keeps them.
