@@ -8,6 +8,7 @@
 
 #include "glint/core/error.h"
 #include "glint/partition/box_coverage.h"
+#include "glint/partition/cell_dataset.h"
 #include "glint/partition/cell_grid.h"
 #include "glint/partition/plan.h"
 #include "support/survey_builder.h"
@@ -244,4 +245,46 @@ TEST(PartitionPlan, RefusesCellsWithTooFewViews) {
   }
   s.shape = {1, 1};
   EXPECT_THROW(make_plan(d, s), Error);  // one cell is the whole scene
+}
+
+TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
+  SurveySpec spec;
+  const Dataset d = make_survey(spec);
+  const Plan p = make_plan(d, PlanSettings{});
+  double kept = 0, full = 0;
+  for (std::size_t k = 0; k < p.cells.size(); ++k) {
+    const Cell& cell = p.cells[k];
+    const Dataset cd = cell_dataset(d, p, k);
+    EXPECT_LE(cd.train.size(), cell.train_views.size());
+    EXPECT_GT(cd.train.size(), cell.train_views.size() / 2);
+    EXPECT_LT(cd.points.size(), d.points.size());
+    const GroundRect crop = crop_rect(p, k);
+    // Between the core and the expanded rectangle, and far past the bounds on outer sides.
+    EXPECT_LE(crop.u0, cell.core.u0);
+    EXPECT_GE(crop.u1, cell.core.u1);
+    EXPECT_TRUE(crop.u0 >= cell.expanded.u0 || cell.core.u0 == p.bounds.u0);
+    EXPECT_TRUE(crop.u1 <= cell.expanded.u1 || cell.core.u1 == p.bounds.u1);
+    if (cell.core.u0 == p.bounds.u0) EXPECT_LT(crop.u0, p.bounds.u0 - p.bounds.width());
+    const auto box = ground_box(p.frame, crop, 0, cell.top);
+    for (const View& v : cd.train) {
+      EXPECT_GE(v.camera.width, kMinCropSide);
+      EXPECT_GE(v.camera.height, kMinCropSide);
+      // The window holds all of the box that the whole image shows: the same area in pixels.
+      const double w = v.full_width ? v.full_width : v.camera.width, h = v.full_height ? v.full_height : v.camera.height;
+      Camera whole = v.camera;
+      whole.width = static_cast<int>(w);
+      whole.height = static_cast<int>(h);
+      whole.cx += v.crop_x;
+      whole.cy += v.crop_y;
+      EXPECT_NEAR(box_image_share(v.camera, box) * v.camera.width * v.camera.height, box_image_share(whole, box) * w * h,
+                  1e-6 * w * h);
+      kept += static_cast<double>(v.camera.width) * v.camera.height;
+      full += w * h;
+    }
+  }
+  EXPECT_LT(kept, 0.95 * full);  // the crops leave pixels out
+  PlanSettings whole_views;
+  whole_views.crop_views = false;
+  const Plan q = make_plan(d, whole_views);
+  for (const View& v : cell_dataset(d, q, 0).train) EXPECT_EQ(v.full_width, 0);
 }

@@ -10,6 +10,7 @@
 #include "glint/core/error.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/image_io.h"
+#include "glint/partition/cell_dataset.h"
 #include "glint/partition/plan_file.h"
 #include "glint/partition/plan_picture.h"
 
@@ -23,8 +24,8 @@ namespace {
 struct PartitionArgs {
   std::string dataset, out, cells = "2x2", slurm_args;
   long cell_views = 0;
-  double expand = 0.2, visibility = 0.25;
-  bool slurm = false, force = false;
+  double expand = 0.2, visibility = 0.25, crop_margin = 0;
+  bool slurm = false, force = false, whole_views = false;
   DatasetFlags data;
   std::vector<std::string> train_flags;
 };
@@ -47,18 +48,23 @@ void print_plan(const Plan& p, const Dataset& data, const std::string& dir) {
   std::printf("ground found from the %s; up (%.3f, %.3f, %.3f); %d x %d cells, expanded by %g, visibility %g\n",
               p.frame.method.c_str(), p.frame.up.x, p.frame.up.y, p.frame.up.z, p.shape.strips, p.shape.cells_per_strip,
               p.settings.expand, p.settings.visibility);
-  std::printf("%4s  %-23s %-23s %7s %6s %5s %8s %8s\n", "cell", "core u", "core v", "cameras", "train", "test", "points",
-              "top");
+  std::printf("%4s  %-23s %-23s %7s %6s %5s %7s %8s %8s\n", "cell", "core u", "core v", "cameras", "train", "test",
+              "pixels", "points", "top");
+  double all_pixels = 0;
+  for (const View& v : data.train) all_pixels += static_cast<double>(v.camera.width) * v.camera.height;
   for (std::size_t k = 0; k < p.cells.size(); ++k) {
     const Cell& c = p.cells[k];
     char u[64], v[64];
     // + 0.0: a cut at the origin prints as 0.00, not -0.00
     std::snprintf(u, sizeof u, "%9.2f .. %9.2f", c.core.u0 + 0.0, c.core.u1 + 0.0);
     std::snprintf(v, sizeof v, "%9.2f .. %9.2f", c.core.v0 + 0.0, c.core.v1 + 0.0);
-    std::printf("%4zu  %-23s %-23s %7zu %6zu %5zu %8zu %8.2f\n", k, u, v, c.cameras_in_core, c.train_views.size(),
-                c.test_views.size(), c.points, c.top);
+    double pixels = 0;
+    for (const View& view : cell_dataset(data, p, k).train) pixels += static_cast<double>(view.camera.width) * view.camera.height;
+    std::printf("%4zu  %-23s %-23s %7zu %6zu %5zu %6.1f%% %8zu %8.2f\n", k, u, v, c.cameras_in_core,
+                c.train_views.size(), c.test_views.size(), 100 * pixels / all_pixels, c.points, c.top);
   }
-  std::printf("(cameras: training cameras standing in the core; train/test: the cell's views; points: initial points in "
+  std::printf("(cameras: training cameras standing in the core; train/test: the cell's views; pixels: the "
+              "share of the dataset's training pixels the cell trains on (its views, cropped); points: initial points in "
               "the expanded rectangle; top: the cell's box height above the ground, in the dataset's units)\n");
   std::printf("next: glint train %s              # every cell here, one after another, then glint merge\n", dir.c_str());
   std::printf("      glint train %s --cell K     # one cell (e.g. one per machine), then glint merge %s\n", dir.c_str(),
@@ -91,6 +97,13 @@ void add_partition(CLI::App& app) {
                   "point) covers this share of the image")
       ->check(CLI::Range(0.001, 1.0))
       ->capture_default_str();
+  sub->add_flag("--whole-views", a->whole_views,
+               "Cells train on their views' whole images (default: on the part of each that shows the cell)");
+  sub->add_option("--crop-margin", a->crop_margin,
+                  "The crops span the core and this share of the margin around it (0: the core, 1: the expanded "
+                  "rectangle)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   sub->add_flag("--slurm", a->slurm, "Also write PLAN/submit.sh, which submits the cells as a Slurm job array and the merge");
   sub->add_option("--slurm-args", a->slurm_args, "More sbatch options for every job of submit.sh, e.g. \"--partition=gpu\"");
   sub->add_flag("-f,--force", a->force, "Replace a plan already in the folder");
@@ -109,6 +122,8 @@ void add_partition(CLI::App& app) {
     settings.cell_views = static_cast<std::size_t>(a->cell_views);
     settings.expand = a->expand;
     settings.visibility = a->visibility;
+    settings.crop_views = !a->whole_views;
+    settings.crop_margin = a->crop_margin;
     std::string slurm_text;
     if (a->slurm) slurm_submit_script({"glint", 2, a->slurm_args});  // checks --slurm-args before any work
 
@@ -116,7 +131,7 @@ void add_partition(CLI::App& app) {
     Plan plan = make_plan(data, settings);
     plan.dataset = fs::absolute(a->dataset).lexically_normal().string();
     plan.dataset_args = given_flag_tokens(*sub, {"output", "cells", "cell-views", "expand", "visibility", "slurm",
-                                                  "slurm-args", "force"});
+                                                  "slurm-args", "force", "whole-views", "crop-margin"});
     plan.train_args = a->train_flags;
     if (a->slurm) {
       std::error_code ec;

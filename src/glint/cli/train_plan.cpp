@@ -53,10 +53,16 @@ class PlanTrainer {
     a.force = true;
     fs::create_directories(folder);
     remove_cell_record(folder);
-    if (!a.quiet)
-      std::fprintf(stderr, "%s: %zu training / %zu test views, %zu initial points -> %s%s\n", label.c_str(),
-                   cell.train.size(), cell.test.size(), cell.points.size(), folder.c_str(),
-                   a.resume && !explicit_resume ? " (resuming from its checkpoint)" : "");
+    if (!a.quiet) {
+      double pixels = 0, full = 0;
+      for (const View& v : cell.train) {
+        pixels += static_cast<double>(v.camera.width) * v.camera.height;
+        full += v.full_width ? static_cast<double>(v.full_width) * v.full_height : static_cast<double>(v.camera.width) * v.camera.height;
+      }
+      std::fprintf(stderr, "%s: %zu training / %zu test views (%.0f %% of their pixels), %zu initial points -> %s%s\n",
+                   label.c_str(), cell.train.size(), cell.test.size(), 100 * pixels / full, cell.points.size(),
+                   folder.c_str(), a.resume && !explicit_resume ? " (resuming from its checkpoint)" : "");
+    }
     TrainingHooks hooks;
     hooks.backend = &backend_;
     hooks.load = [&cell](const DatasetOptions&) { return std::move(cell); };

@@ -316,7 +316,34 @@ Image8 Dataset::load_image(const View& v, bool keep_alpha) const {
                                    " (did it change since the dataset was loaded?)");
   img = keep_alpha && (img.channels == 2 || img.channels == 4) ? to_rgba(img) : to_rgb(img, background);
   if (v.undistort) img = undistort_image(img, v.source.lens, v.pinhole);
-  return resize_area(img, v.camera.width, v.camera.height);
+  if (v.full_width == 0) return resize_area(img, v.camera.width, v.camera.height);
+  img = resize_area(img, v.full_width, v.full_height);
+  Image8 out{v.camera.width, v.camera.height, img.channels, {}};
+  out.data.resize(static_cast<std::size_t>(out.width) * out.height * out.channels);
+  const std::size_t row_bytes = static_cast<std::size_t>(out.width) * out.channels;
+  for (int y = 0; y < out.height; ++y)
+    std::copy_n(img.row(y + v.crop_y) + static_cast<std::size_t>(v.crop_x) * img.channels, row_bytes, out.row(y));
+  return out;
+}
+
+View crop_view(const View& view, int x, int y, int w, int h) {
+  const Camera& c = view.camera;
+  if (w <= 0 || h <= 0 || x < 0 || y < 0 || x + w > c.width || y + h > c.height)
+    throw Error(view.source.path, "crop window " + std::to_string(w) + "x" + std::to_string(h) + " at (" +
+                                      std::to_string(x) + ", " + std::to_string(y) + ") is not inside the " +
+                                      std::to_string(c.width) + "x" + std::to_string(c.height) + " image");
+  View v = view;
+  if (v.full_width == 0) {
+    v.full_width = c.width;
+    v.full_height = c.height;
+  }
+  v.crop_x += x;
+  v.crop_y += y;
+  v.camera.width = w;
+  v.camera.height = h;
+  v.camera.cx -= x;
+  v.camera.cy -= y;
+  return v;
 }
 
 }  // namespace glint

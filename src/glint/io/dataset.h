@@ -34,7 +34,16 @@ struct View {
   PosedImage source;     // file and lens as the dataset describes them (sizes resolved)
   Intrinsics pinhole;    // the undistorted pinhole at the source resolution
   bool undistort = false;
+  // A window of the picture (crop_view): the image is loaded at full_width x full_height
+  // and cut to the camera's size at (crop_x, crop_y). full_width 0: the whole picture.
+  int crop_x = 0, crop_y = 0, full_width = 0, full_height = 0;
 };
+
+// The part [x, x + w) x [y, y + h) of a view's image (in its camera's pixels) as a view
+// of its own: the camera's principal point moves, its size shrinks, and the image it loads
+// is that part of the picture. Crops of crops compose. Throws glint::Error for a window
+// outside the image or empty.
+View crop_view(const View& view, int x, int y, int w, int h);
 
 struct Dataset {
   std::string root;

@@ -62,7 +62,10 @@ std::array<Vec3d, 8> ground_box(const GroundFrame& frame, const GroundRect& rect
   return c;
 }
 
-double box_image_share(const Camera& camera, const std::array<Vec3d, 8>& corners) {
+namespace {
+
+// The box's outline in the image, clipped to it (empty when not in view).
+std::vector<Vec2d> clipped_outline(const Camera& camera, const std::array<Vec3d, 8>& corners) {
   std::array<Vec3d, 8> cam;
   double reach = 0;
   for (std::size_t i = 0; i < 8; ++i) {
@@ -83,18 +86,45 @@ double box_image_share(const Camera& camera, const std::array<Vec3d, 8>& corners
       const double t = (z_near - a.z) / (b.z - a.z);
       front.push_back(a + t * (b - a));
     }
-  if (front.size() < 3) return 0;
+  if (front.size() < 3) return {};
   std::vector<Vec2d> px;
   for (const Vec3d& p : front) px.push_back(camera.project(p));
   std::vector<Vec2d> poly = convex_hull(px);
-  if (poly.size() < 3) return 0;
+  if (poly.size() < 3) return {};
   const double w = camera.width, h = camera.height;
   poly = clip_half_plane(poly, [](Vec2d p) { return p.x; });
   poly = clip_half_plane(poly, [w](Vec2d p) { return w - p.x; });
   poly = clip_half_plane(poly, [](Vec2d p) { return p.y; });
   poly = clip_half_plane(poly, [h](Vec2d p) { return h - p.y; });
-  if (poly.size() < 3) return 0;
-  return std::min(1.0, polygon_area(poly) / (w * h));
+  if (poly.size() < 3) return {};
+  return poly;
+}
+
+}  // namespace
+
+double box_image_share(const Camera& camera, const std::array<Vec3d, 8>& corners) {
+  const std::vector<Vec2d> poly = clipped_outline(camera, corners);
+  if (poly.empty()) return 0;
+  return std::min(1.0, polygon_area(poly) / (static_cast<double>(camera.width) * camera.height));
+}
+
+PixelWindow box_image_window(const Camera& camera, const std::array<Vec3d, 8>& corners) {
+  const std::vector<Vec2d> poly = clipped_outline(camera, corners);
+  if (poly.empty() || polygon_area(poly) <= 0) return {};
+  double x0 = camera.width, y0 = camera.height, x1 = 0, y1 = 0;
+  for (const Vec2d& p : poly) {
+    x0 = std::min(x0, p.x);
+    y0 = std::min(y0, p.y);
+    x1 = std::max(x1, p.x);
+    y1 = std::max(y1, p.y);
+  }
+  PixelWindow w{static_cast<int>(std::floor(x0)), static_cast<int>(std::floor(y0)), static_cast<int>(std::ceil(x1)),
+                static_cast<int>(std::ceil(y1))};
+  w.x0 = std::clamp(w.x0, 0, camera.width);
+  w.x1 = std::clamp(w.x1, 0, camera.width);
+  w.y0 = std::clamp(w.y0, 0, camera.height);
+  w.y1 = std::clamp(w.y1, 0, camera.height);
+  return w;
 }
 
 std::vector<double> ground_footprint_shares(const Camera& camera, const GroundFrame& frame,

@@ -20,6 +20,19 @@ std::array<Vec3d, 8> ground_box(const GroundFrame& frame, const GroundRect& rect
 // rectangle, area over image area. Exact, up to rounding; occlusion is not considered.
 double box_image_share(const Camera& camera, const std::array<Vec3d, 8>& corners);
 
+// Pixel rectangle [x0, x1) x [y0, y1) of an image.
+struct PixelWindow {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int width() const { return x1 - x0; }
+  int height() const { return y1 - y0; }
+  bool empty() const { return x1 <= x0 || y1 <= y0; }
+};
+
+// The smallest pixel rectangle holding the box's projection inside the image (its outline
+// as box_image_share clips it, rounded out to whole pixels); empty when the box is not in
+// the image.
+PixelWindow box_image_window(const Camera& camera, const std::array<Vec3d, 8>& corners);
+
 // For each of `cells` (rectangles tiling `bounds`): the share of the image's rays (a grid
 // of samples x samples*height/width pixel centres) that meet the ground plane in that cell.
 // Rays that miss the ground (above the horizon) count for none.

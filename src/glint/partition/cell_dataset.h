@@ -11,9 +11,18 @@
 
 namespace glint::partition {
 
+// The ground rectangle of the box whose pixels a cell trains on: its core and
+// crop_margin of the margin around it; on the sides where the core meets the plan's
+// bounds it reaches far beyond them (the outer cells own what lies past the bounds, and a
+// view's far ground, horizon or empty background is theirs to fill).
+GroundRect crop_rect(const Plan& plan, std::size_t cell);
+
 // The dataset of cell `cell`: the plan's views of each split and points, with the scene's
 // centre and radius recomputed from the cell's training cameras (a cell is trained as a
-// scene of its own).
+// scene of its own). With the plan's crop_views, each view is cut to the pixel rectangle
+// that the box over crop_rect (from the ground to the cell's top) covers, at least
+// kMinCropSide pixels a side; a view the box does not reach is left out.
+inline constexpr int kMinCropSide = 32;
 Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell);
 
 // A digest of what a cell trains on (dataset, dataset flags, rectangles, views): a record

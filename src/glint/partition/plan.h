@@ -21,6 +21,11 @@ struct PlanSettings {
   double expand = 0.2;           // each side of the core moves out by this share of its extent
   double visibility = 0.25;      // a view sees a cell when the cell's box fills this share of it
   std::size_t min_cell_views = 10;  // fewer training views in a cell: refuse the plan
+  // A cell trains on the part of each view its box covers (the box's projection, as a
+  // rectangle of pixels), not on what the view shows beyond the cell. The box spans the
+  // core and this share of the margin around it (0: the core, 1: the expanded rectangle).
+  bool crop_views = true;
+  double crop_margin = 0;
   // Refuse an object-centric capture, where cells would each need nearly all views: when
   // the median training view has at least this share of the scene's points in its image,
   // or at least this share of the views sees every cell.
