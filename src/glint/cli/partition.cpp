@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -55,9 +56,10 @@ void print_plan(const Plan& p, const Dataset& data, const std::string& dir) {
   for (std::size_t k = 0; k < p.cells.size(); ++k) {
     const Cell& c = p.cells[k];
     char u[64], v[64];
-    // + 0.0: a cut at the origin prints as 0.00, not -0.00
-    std::snprintf(u, sizeof u, "%9.2f .. %9.2f", c.core.u0 + 0.0, c.core.u1 + 0.0);
-    std::snprintf(v, sizeof v, "%9.2f .. %9.2f", c.core.v0 + 0.0, c.core.v1 + 0.0);
+    // A cut a rounding away from the origin prints as 0.00, not -0.00.
+    const auto at = [](double x) { return std::abs(x) < 5e-3 ? 0.0 : x; };
+    std::snprintf(u, sizeof u, "%9.2f .. %9.2f", at(c.core.u0), at(c.core.u1));
+    std::snprintf(v, sizeof v, "%9.2f .. %9.2f", at(c.core.v0), at(c.core.v1));
     double pixels = 0;
     for (const View& view : cell_dataset(data, p, k).train) pixels += static_cast<double>(view.camera.width) * view.camera.height;
     std::printf("%4zu  %-23s %-23s %7zu %6zu %5zu %6.1f%% %8zu %8.2f\n", k, u, v, c.cameras_in_core,
