@@ -13,7 +13,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libomp-dev libnanoflann-dev
   libcpp-httplib-dev                # glint view's local HTTP server (header-only use)
-  chromium                          # browser tests of the viewer page (tests/browser/)
+  chromium                          # browser tests of the viewer page (tests/browser/); its SwiftShader Vulkan driver
+  libvulkan-dev glslc spirv-tools libspirv-cross-c-shared-dev  # the Vulkan backend: headers, GLSL -> SPIR-V, spirv-val, reflection
+  libvulkan1 mesa-vulkan-drivers vulkan-validationlayers       # its tests: the loader, lavapipe, the Khronos validation layer
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
   python3-numpy python3-pil         # the relight dataset's own scorer, run by a test
   slurm-wlm munge                   # the one-node Slurm cluster of the submit.sh tests (scripts/slurm-test.sh)

@@ -24,9 +24,17 @@ Plan hand_plan() {
   Plan p;
   p.shape = {2, 2};
   p.bounds = {-10, 10, -5, 5};
-  p.cells = {Cell{{-10, 0.5, -5, -1.25}, {-10, 3, -5, 1}}, Cell{{-10, 0.5, -1.25, 5}, {-10, 3, -3, 5}},
-             Cell{{0.5, 10, -5, 2.75}, {-2, 10, -5, 5}}, Cell{{0.5, 10, 2.75, 5}, {-2, 10, 0, 5}}};
-  for (Cell& c : p.cells) c.train_views = {0};
+  const GroundRect rects[4][2] = {{{-10, 0.5, -5, -1.25}, {-10, 3, -5, 1}},
+                                  {{-10, 0.5, -1.25, 5}, {-10, 3, -3, 5}},
+                                  {{0.5, 10, -5, 2.75}, {-2, 10, -5, 5}},
+                                  {{0.5, 10, 2.75, 5}, {-2, 10, 0, 5}}};
+  for (const auto& r : rects) {
+    Cell c;
+    c.core = r[0];
+    c.expanded = r[1];
+    c.train_views = {0};
+    p.cells.push_back(c);
+  }
   p.train_views = 1;
   return p;
 }

@@ -264,7 +264,9 @@ TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
     EXPECT_GE(crop.u1, cell.core.u1);
     EXPECT_TRUE(crop.u0 >= cell.expanded.u0 || cell.core.u0 == p.bounds.u0);
     EXPECT_TRUE(crop.u1 <= cell.expanded.u1 || cell.core.u1 == p.bounds.u1);
-    if (cell.core.u0 == p.bounds.u0) EXPECT_LT(crop.u0, p.bounds.u0 - p.bounds.width());
+    if (cell.core.u0 == p.bounds.u0) {
+      EXPECT_LT(crop.u0, p.bounds.u0 - p.bounds.width());
+    }
     const auto box = ground_box(p.frame, crop, 0, cell.top);
     for (const View& v : cd.train) {
       EXPECT_GE(v.camera.width, kMinCropSide);

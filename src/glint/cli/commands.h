@@ -17,7 +17,7 @@ void add_view(CLI::App& app);
 void add_partition(CLI::App& app);
 void add_merge(CLI::App& app);
 
-// `glint info` on a splat file (.ply / .splat): count, SH degree, bounds, opacity and
+// `glint info` on a splat file (.ply / .splat / .spz): count, SH degree, bounds, opacity and
 // scale statistics. Lives in info_model.cpp.
 void print_model_info(const std::string& path);
 

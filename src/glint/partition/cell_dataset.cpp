@@ -39,6 +39,7 @@ Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell) {
   d.format = full.format;
   d.val_count = full.val_count;
   d.background = full.background;
+  d.masks = full.masks;
   const auto box = ground_box(plan.frame, crop_rect(plan, cell), 0.0, c.top);
   const auto add = [&](std::vector<View>& to, const View& v) {
     if (!plan.settings.crop_views) {
