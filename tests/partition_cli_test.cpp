@@ -1,11 +1,12 @@
 // glint partition, glint train PLAN and glint merge on the town survey (at a quarter of
-// its resolution and a few steps), the refusal of object-centric captures, and a plan
+// its resolution and a few steps; stopped by SIGTERM and run again), the refusal of object-centric captures, and a plan
 // folder edited or left unfinished by hand: one-line errors naming the cell, no partial
 // model.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "glint/io/model_file.h"
 #include "test_support.h"
@@ -26,7 +27,7 @@ void expect_one_line_error(const CommandResult& r, const std::vector<std::string
 
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
 
-constexpr const char* kTrainFlags = "-- --steps 30 --schedule-steps 30 --sh-degree 1 --threads 2";
+constexpr const char* kTrainFlags = "-- --steps 30 --schedule-steps 30 --sh-degree 1 --threads 2 --save-every 5";
 
 }  // namespace
 
@@ -62,9 +63,31 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   EXPECT_FALSE(fs::exists(plan + "/merged/scene.ply"));
 
   // A cell whose record is gone counts as unfinished: every cell trains, then the merge.
+  // SIGTERM (a scheduler's stop, a pod's eviction) once cell 2 has written a checkpoint:
+  // the run stops with a checkpoint; run again, it skips the finished cells and resumes
+  // cell 2 from its checkpoint (bounded: killed after 120 s).
   fs::remove(plan + "/cells/1/done.json");
+  const std::string ckpt2 = plan + "/cells/2/checkpoint.glintckp";
+  write_file(tmp.str("stop.sh"),
+             std::string(GLINT_EXE) + " train " + plan + " -q >/dev/null 2>" + tmp.str("err.txt") +
+                 " &\npid=$!\n( sleep 120; kill -KILL $pid 2>/dev/null ) >/dev/null 2>&1 &\nwatchdog=$!\n"
+                 "while [ ! -e " + ckpt2 + " ] && kill -0 $pid 2>/dev/null; do sleep 0.02; done\n"
+                 "kill -TERM $pid\nwait $pid\necho $? >" + tmp.str("rc.txt") + "\nkill $watchdog 2>/dev/null\nexit 0\n");
+  ASSERT_EQ(std::system(("bash " + tmp.str("stop.sh")).c_str()), 0);
+  const std::string stop_err = read_file(tmp.str("err.txt"));
+  EXPECT_EQ(read_file(tmp.str("rc.txt")), "130\n") << stop_err;
+  EXPECT_NE(stop_err.find("stopped in cell 2 of 4; run glint train " + plan + " again"), std::string::npos) << stop_err;
+  EXPECT_TRUE(fs::exists(plan + "/cells/1/done.json"));
+  EXPECT_FALSE(fs::exists(plan + "/cells/2/done.json"));
+  EXPECT_FALSE(fs::exists(plan + "/merged/scene.ply"));
   r = run_glint("train " + plan);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("cell 1 of 4: already trained"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(resuming from its checkpoint)"), std::string::npos) << r.err;
+  std::smatch resumed;
+  ASSERT_TRUE(std::regex_search(r.err, resumed, std::regex("cells/2/checkpoint.glintckp at step ([0-9]+)"))) << r.err;
+  EXPECT_GT(std::stol(resumed[1].str()), 0);
+  EXPECT_LT(std::stol(resumed[1].str()), 30);
   EXPECT_NE(r.err.find("cell 3 of 4: "), std::string::npos) << r.err;
   EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 30);
   const nlohmann::json ej = read_json(plan + "/merged/eval.json");
