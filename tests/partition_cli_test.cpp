@@ -102,6 +102,10 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   EXPECT_EQ(ej["test"]["views"].size(), 24u);
   EXPECT_EQ(ej["border_views"]["views"].get<std::size_t>() + ej["interior_views"]["views"].get<std::size_t>(), 24u);
   EXPECT_GT(ej["test"]["mean_psnr"].get<double>(), 10.0);
+  // The merged model is an ordinary splat file: glint eval scores it as the merge did.
+  r = run_glint("eval " + plan + "/merged/scene.ply " + town + " --downscale 4 --json " + tmp.str("eval.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(read_json(tmp.str("eval.json"))["mean_psnr"].get<double>(), ej["test"]["mean_psnr"].get<double>(), 1e-9);
 
   // Run again: nothing to train, the same merge.
   const std::string before = read_file(plan + "/merged/scene.ply");
