@@ -27,7 +27,7 @@ void expect_one_line_error(const CommandResult& r, const std::vector<std::string
 
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
 
-constexpr const char* kTrainFlags = "-- --steps 30 --schedule-steps 30 --sh-degree 1 --threads 2 --save-every 5";
+constexpr const char* kTrainFlags = "-- --steps 12 --schedule-steps 12 --sh-degree 1 --threads 2 --save-every 3";
 
 }  // namespace
 
@@ -53,9 +53,9 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   expect_one_line_error(run_glint("partition " + town + " -o " + plan), {"plan.json", "--force"});
 
   // One cell, a flag on the command line over the plan's.
-  r = run_glint("train " + plan + " --cell 1 --steps 20 -q");
+  r = run_glint("train " + plan + " --cell 1 --steps 8 -q");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 20);
+  EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 8);
   // Trained with other options than asked now: refused, not silently replaced.
   expect_one_line_error(run_glint("train " + plan + " --cell 1 -q"), {"cell 1", "other options", "--force"});
   // The merge refuses while cells are missing, naming the first, and writes nothing.
@@ -87,9 +87,9 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   std::smatch resumed;
   ASSERT_TRUE(std::regex_search(r.err, resumed, std::regex("cells/2/checkpoint.glintckp at step ([0-9]+)"))) << r.err;
   EXPECT_GT(std::stol(resumed[1].str()), 0);
-  EXPECT_LT(std::stol(resumed[1].str()), 30);
+  EXPECT_LT(std::stol(resumed[1].str()), 12);
   EXPECT_NE(r.err.find("cell 3 of 4: "), std::string::npos) << r.err;
-  EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 30);
+  EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 12);
   const nlohmann::json ej = read_json(plan + "/merged/eval.json");
   std::size_t kept = 0, trained = 0;
   for (const auto& c : ej["cells"]) {

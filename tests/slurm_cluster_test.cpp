@@ -106,7 +106,7 @@ TEST_F(SlurmCluster, SubmitsCellsAsAnArrayAndMergesAfterThem) {
 
 TEST_F(SlurmCluster, PreemptedCellRequeuesResumesAndMergesToTheSameBytes) {
   GLINT_REQUIRE_SHARED(town, "town");
-  const std::string flags = "--steps 150 --schedule-steps 150 --sh-degree 1 --save-every 10";
+  const std::string flags = "--steps 90 --schedule-steps 90 --sh-degree 1 --save-every 10";
   const std::string plan = partition(town, "plan", flags);
   const auto [array, merge] = submit(plan);
   ASSERT_FALSE(array.empty());
@@ -134,7 +134,7 @@ TEST_F(SlurmCluster, PreemptedCellRequeuesResumesAndMergesToTheSameBytes) {
   ASSERT_TRUE(std::regex_search(log1, m, std::regex("resumed from \\S+ at step ([0-9]+)"))) << log1;
   const long step = std::stol(m[1].str());
   EXPECT_GT(step, 0);
-  EXPECT_LT(step, 150);
+  EXPECT_LT(step, 90);
   if (std::getenv("GLINT_SLURM_VERBOSE")) std::printf("%s\n", logs(plan).c_str());
   ASSERT_TRUE(fs::exists(plan + "/merged/scene.ply")) << logs(plan);
   EXPECT_TRUE(read_file(plan + "/merged/scene.ply") == read_file(local + "/merged/scene.ply"))
