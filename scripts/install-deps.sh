@@ -18,6 +18,7 @@ packages=(
   libvulkan1 mesa-vulkan-drivers vulkan-validationlayers       # its tests: the loader, lavapipe, the Khronos validation layer
   libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
   python3-numpy python3-pil         # the relight dataset's own scorer, run by a test
+  slurm-wlm munge                   # the one-node Slurm cluster of the submit.sh tests (scripts/slurm-test.sh)
 )
 
 # node and npm run the browser tests; a machine that has them from elsewhere keeps them.

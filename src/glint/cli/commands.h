@@ -14,6 +14,8 @@ void add_eval(CLI::App& app);
 void add_demo(CLI::App& app);
 void add_relight(CLI::App& app);
 void add_view(CLI::App& app);
+void add_partition(CLI::App& app);
+void add_merge(CLI::App& app);
 
 // `glint info` on a splat file (.ply / .splat / .spz): count, SH degree, bounds, opacity and
 // scale statistics. Lives in info_model.cpp.

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   glint::cli::add_demo(app);
   glint::cli::add_relight(app);
   glint::cli::add_view(app);
+  glint::cli::add_partition(app);
+  glint::cli::add_merge(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -71,15 +71,20 @@ class CliObserver final : public RunObserver {
 
 }  // namespace
 
-int run_training(TrainArgs a) {
+int run_training(TrainArgs a, const TrainingHooks& hooks) {
   // From the start: a Ctrl-C while loading must not be lost (shells start background jobs
-  // with SIGINT ignored, and the flag is checked before the first step).
+  // with SIGINT ignored, and the flag is checked before the first step). SIGTERM and
+  // SIGUSR1 come from schedulers (Slurm's --signal before a time limit, preemption).
   g_interrupted = false;
   struct RestoreSignal {
+    int sig;
     void (*old)(int);
-    ~RestoreSignal() { std::signal(SIGINT, old); }
-  } restore_signal{std::signal(SIGINT, on_sigint)};
-  auto backend = open_backend(a.backend, a.quiet);  // before anything is created or loaded
+    ~RestoreSignal() { std::signal(sig, old); }
+  } restore_int{SIGINT, std::signal(SIGINT, on_sigint)}, restore_term{SIGTERM, std::signal(SIGTERM, on_sigint)},
+      restore_usr1{SIGUSR1, std::signal(SIGUSR1, on_sigint)};
+  std::unique_ptr<Backend> own_backend;
+  if (!hooks.backend) own_backend = open_backend(a.backend, a.quiet);  // before anything is created or loaded
+  Backend* backend = hooks.backend ? hooks.backend : own_backend.get();
   DatasetOptions dopt = resolve(a.data);
   dopt.seed = a.run.train.seed;
   if (a.out.empty()) a.out = (fs::path("out") / fs::path(a.dataset).lexically_normal().filename()).string();
@@ -89,7 +94,7 @@ int run_training(TrainArgs a) {
   paths.resume = a.resume || !a.resume_from.empty();
   prepare_output_dir(a.out, {"scene.ply", "eval.json"}, a.force || paths.resume);
 
-  Dataset data = load_dataset(a.dataset, dopt);
+  Dataset data = hooks.load ? hooks.load(dopt) : load_dataset(a.dataset, dopt);
   TrainingRun run(data, a.run, paths, *backend);
   if (!a.quiet) {
     std::fprintf(stderr, "dataset: %s, %zu train / %zu test views, %dx%d, %zu initial points%s\n",
@@ -122,6 +127,7 @@ int run_training(TrainArgs a) {
     std::printf("test PSNR %.2f dB (before training %.2f dB), SSIM %.4f over %zu views%s\n", r.test.mean_psnr,
                 r.first_test_psnr, r.test.mean_ssim, data.test.size(),
                 r.test.masked_views > 0 ? " (unmasked pixels only)" : "");
+  if (hooks.on_finished) hooks.on_finished(r, run);
   std::printf("wrote %s/{scene.ply,cameras.json,eval.json%s%s%s}\n", a.out.c_str(),
               a.run.write_splat ? ",scene.splat" : "", a.run.write_spz ? ",scene.spz" : "", a.save_renders ? ",renders/" : "");
   if (live) {

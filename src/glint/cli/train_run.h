@@ -2,9 +2,12 @@
 // `glint train` as a function, shared with `glint demo`: the flags of a training run, and
 // the run itself (train/run.h) reported through a progress bar, with Ctrl-C turned into a
 // checkpoint.
+#include <functional>
 #include <string>
 
+#include "glint/backend/backend.h"
 #include "glint/cli/dataset_options.h"
+#include "glint/train/run.h"
 #include "glint/train/run_options.h"
 
 namespace glint::cli {
@@ -27,8 +30,20 @@ struct TrainArgs {
   double view_every_s = 2.0;
 };
 
+// What a caller may put in place of run_training's own steps (glint train PLAN: a cell's
+// dataset view, one backend for every cell, a record of the finished cell).
+struct TrainingHooks {
+  Backend* backend = nullptr;  // else --backend is opened
+  // Makes the dataset (else load_dataset(args.dataset) with the dataset flags).
+  std::function<Dataset(const DatasetOptions&)> load;
+  // After a run that finished (not interrupted) and wrote its files.
+  std::function<void(const RunResult&, const TrainingRun&)> on_finished;
+};
+
 // Returns the process exit code (0 done, 130 interrupted with a checkpoint written).
-int run_training(TrainArgs args);
+// SIGINT (Ctrl-C), SIGTERM and SIGUSR1 (what a cluster scheduler sends before a time limit
+// or a preemption) all stop the run with a checkpoint.
+int run_training(TrainArgs args, const TrainingHooks& hooks = {});
 
 // Adds every training flag to `cmd`, writing into `args`.
 void add_train_flags(CLI::App& cmd, TrainArgs& args);

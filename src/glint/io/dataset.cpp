@@ -217,8 +217,8 @@ void split_every(std::vector<View>& all, int every, std::vector<View>& train, st
     (every > 0 && i % static_cast<std::size_t>(every) == 0 ? test : train).push_back(std::move(all[i]));
 }
 
-// Camera extent as 3DGS defines it: the centre of the training cameras and 1.1 x the
-// farthest camera's distance from it. Learning rates and densification scale with it.
+}  // namespace
+
 void scene_extent(Dataset& d) {
   Vec3d sum{0, 0, 0};
   for (const View& v : d.train) sum = sum + v.camera.center();
@@ -227,6 +227,8 @@ void scene_extent(Dataset& d) {
   for (const View& v : d.train) far = std::max(far, norm(v.camera.center() - d.center));
   d.radius = far > 0 ? 1.1 * far : 1.0;
 }
+
+namespace {
 
 // Uniform random points inside the region that the training cameras see: sampled in a box
 // around the point the cameras look at, kept when at least half of a subset of the
@@ -393,6 +395,20 @@ std::size_t Dataset::masked_views() const {
   return n;
 }
 
+namespace {
+
+// The window [x, x + w) x [y, y + h) of an image (crop_view's part of the picture).
+Image8 crop_image(const Image8& img, int x, int y, int w, int h) {
+  Image8 out{w, h, img.channels, {}};
+  out.data.resize(static_cast<std::size_t>(w) * h * img.channels);
+  const std::size_t row_bytes = static_cast<std::size_t>(w) * img.channels;
+  for (int r = 0; r < h; ++r)
+    std::copy_n(img.row(r + y) + static_cast<std::size_t>(x) * img.channels, row_bytes, out.row(r));
+  return out;
+}
+
+}  // namespace
+
 Image8 Dataset::load_image(const View& v, bool keep_alpha) const { return load_view(v, keep_alpha).image; }
 
 ViewPixels Dataset::load_view(const View& v, bool keep_alpha) const {
@@ -424,9 +440,36 @@ ViewPixels Dataset::load_view(const View& v, bool keep_alpha) const {
     img = undistort_image(img, v.source.lens, v.pinhole);
     if (!out.mask.data.empty()) out.mask = undistort_image(out.mask, v.source.lens, v.pinhole);
   }
-  out.image = resize_area(img, v.camera.width, v.camera.height);
-  if (!out.mask.data.empty()) out.mask = resize_area(out.mask, v.camera.width, v.camera.height);
+  if (v.full_width == 0) {
+    out.image = resize_area(img, v.camera.width, v.camera.height);
+    if (!out.mask.data.empty()) out.mask = resize_area(out.mask, v.camera.width, v.camera.height);
+    return out;
+  }
+  out.image = crop_image(resize_area(img, v.full_width, v.full_height), v.crop_x, v.crop_y, v.camera.width, v.camera.height);
+  if (!out.mask.data.empty())
+    out.mask = crop_image(resize_area(out.mask, v.full_width, v.full_height), v.crop_x, v.crop_y, v.camera.width,
+                          v.camera.height);
   return out;
+}
+
+View crop_view(const View& view, int x, int y, int w, int h) {
+  const Camera& c = view.camera;
+  if (w <= 0 || h <= 0 || x < 0 || y < 0 || x + w > c.width || y + h > c.height)
+    throw Error(view.source.path, "crop window " + std::to_string(w) + "x" + std::to_string(h) + " at (" +
+                                      std::to_string(x) + ", " + std::to_string(y) + ") is not inside the " +
+                                      std::to_string(c.width) + "x" + std::to_string(c.height) + " image");
+  View v = view;
+  if (v.full_width == 0) {
+    v.full_width = c.width;
+    v.full_height = c.height;
+  }
+  v.crop_x += x;
+  v.crop_y += y;
+  v.camera.width = w;
+  v.camera.height = h;
+  v.camera.cx -= x;
+  v.camera.cy -= y;
+  return v;
 }
 
 }  // namespace glint

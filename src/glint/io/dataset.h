@@ -40,6 +40,9 @@ struct View {
   PosedImage source;     // file and lens as the dataset describes them (sizes resolved)
   Intrinsics pinhole;    // the undistorted pinhole at the source resolution
   bool undistort = false;
+  // A window of the picture (crop_view): the image is loaded at full_width x full_height
+  // and cut to the camera's size at (crop_x, crop_y). full_width 0: the whole picture.
+  int crop_x = 0, crop_y = 0, full_width = 0, full_height = 0;
   bool alpha_mask = false;  // the image's alpha is its mask (source.mask_path is then empty)
   bool has_mask() const { return alpha_mask || !source.mask_path.empty(); }
 };
@@ -50,6 +53,12 @@ struct View {
 struct ViewPixels {
   Image8 image, mask;
 };
+
+// The part [x, x + w) x [y, y + h) of a view's image (in its camera's pixels) as a view
+// of its own: the camera's principal point moves, its size shrinks, and the image it loads
+// is that part of the picture. Crops of crops compose. Throws glint::Error for a window
+// outside the image or empty.
+View crop_view(const View& view, int x, int y, int w, int h);
 
 struct Dataset {
   std::string root;
@@ -74,6 +83,12 @@ struct Dataset {
   // naming the image or the mask file.
   ViewPixels load_view(const View& view, bool keep_alpha = false) const;
 };
+
+// Sets `center` and `radius` from the training views, as 3DGS defines the camera extent:
+// the mean training camera centre and 1.1 x the farthest camera's distance from it.
+// Learning rates and densification scale with it. load_dataset calls it; a caller that
+// makes a dataset of some of another's views calls it again.
+void scene_extent(Dataset& d);
 
 // Detects the format of `path` (a folder, or a .json camera file) and loads it.
 // Throws glint::Error naming the offending file for every kind of bad input.
