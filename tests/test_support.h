@@ -36,8 +36,9 @@ struct CommandResult {
   std::string err;  // stderr
 };
 
-// Runs the glint executable with the given argument string (shell-quoted by the caller).
-CommandResult run_glint(const std::string& args);
+// Runs the glint executable with the given argument string (shell-quoted by the caller);
+// `env`: assignments put before the command ("PATH='/x'").
+CommandResult run_glint(const std::string& args, const std::string& env = "");
 
 void write_file(const std::string& path, const std::string& bytes);
 std::string read_file(const std::string& path);

@@ -14,6 +14,7 @@ void add_eval(CLI::App& app);
 void add_demo(CLI::App& app);
 void add_relight(CLI::App& app);
 void add_view(CLI::App& app);
+void add_sfm(CLI::App& app);
 
 // `glint info` on a splat file (.ply / .splat): count, SH degree, bounds, opacity and
 // scale statistics. Lives in info_model.cpp.

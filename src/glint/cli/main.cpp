@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   glint::cli::add_info(app);
   glint::cli::add_convert(app);
+  glint::cli::add_sfm(app);
   glint::cli::add_train(app);
   glint::cli::add_eval(app);
   glint::cli::add_render(app);

@@ -3,7 +3,9 @@
 // the run itself (train/run.h) reported through a progress bar, with Ctrl-C turned into a
 // checkpoint.
 #include <string>
+#include <vector>
 
+#include "glint/capture/sfm.h"
 #include "glint/cli/dataset_options.h"
 #include "glint/train/run_options.h"
 
@@ -25,6 +27,9 @@ struct TrainArgs {
   std::string view_host = "127.0.0.1";
   int view_port = 0;
   double view_every_s = 2.0;
+  // A capture without poses (photos or a video): SfM into <out>/sfm first (cli/sfm_run.h).
+  capture::SfmOptions sfm;
+  std::vector<std::string> sfm_flags;  // SfM flags given on the command line
 };
 
 // Returns the process exit code (0 done, 130 interrupted with a checkpoint written).
