@@ -1,5 +1,6 @@
 #include "glint/backend/backend_registry.h"
 
+#include "glint/backend/gpu_presence.h"
 #include "glint/core/error.h"
 #if defined(GLINT_WITH_CUDA)
 #include "glint/backend/cuda/cuda_backend.h"
@@ -37,7 +38,10 @@ BackendChoice make_backend(const std::string& name, int threads) {
       c.backend = make_cuda_backend();
       return c;
     }
-    c.fallback_note = "--backend auto: " + why + ", so falling back to the CPU";
+    // Only a machine that has a GPU hears why it is not used.
+    if (nvidia_gpu_installed())
+      c.fallback_note = "--backend auto: an NVIDIA GPU is installed but CUDA cannot use it: " + why +
+                        ", so falling back to the CPU";
   }
 #else
   // "auto" prefers CUDA; without it in this build there is nothing to fall back from, so it

@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Glint: train, render and relight 3D Gaussian splats"};
-  app.set_version_flag("--version", std::string("glint ") + GLINT_VERSION);
+  app.set_version_flag("--version", glint::cli::version_text, "Print the version, the backends and CPU kernels of this build");
   app.require_subcommand(1);
   glint::cli::add_info(app);
   glint::cli::add_convert(app);

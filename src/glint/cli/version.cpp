@@ -1,0 +1,46 @@
+// `glint --version`: the version, the backends this build has and the CPU kernel builds.
+// Asked for, so it may talk about GPUs; computed only when asked (CUDA's start-up is slow).
+#include <string>
+
+#include "glint/backend/backend.h"
+#include "glint/backend/backend_registry.h"
+#include "glint/backend/gpu_presence.h"
+#include "glint/cli/commands.h"
+
+namespace glint::cli {
+
+std::string version_text() {
+  std::string s = std::string("glint ") + GLINT_VERSION + "\n";
+#if defined(GLINT_CUDA_ARCHS)
+  std::string why;
+  std::string machine;
+  if (backend_available("cuda", &why)) {
+    machine = "a CUDA device is ready";
+  } else if (nvidia_gpu_installed()) {
+    machine = "an NVIDIA GPU CUDA cannot use: " + why;
+  } else {
+    machine = "no NVIDIA GPU on this machine";
+  }
+  std::string archs = GLINT_CUDA_ARCHS;
+  for (char& c : archs)
+    if (c == ';') c = ' ';
+  s += "backends: cpu, cuda (device code for CUDA architectures " + archs + "; " + machine + ")\n";
+#else
+  s += "backends: cpu (built without CUDA)\n";
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+  s += "cpu kernels: portable, avx2, avx512; this CPU runs ";
+#else
+  s += "cpu kernels: portable; this CPU runs ";
+#endif
+  s += cpu_simd_name(active_cpu_simd());
+  s += " (GLINT_CPU_SIMD=portable|avx2|avx512 caps it)\n";
+#if defined(__clang__)
+  s += "compiler: clang " __clang_version__;
+#elif defined(__GNUC__)
+  s += "compiler: GCC " __VERSION__;
+#endif
+  return s;
+}
+
+}  // namespace glint::cli
