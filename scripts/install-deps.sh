@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
 # Installs every Debian package that building and testing Glint needs.
 # Idempotent: packages already present are skipped, so re-running is cheap.
+# Usage: scripts/install-deps.sh [--demo]
+#   --demo: only what building the glint program and running `glint demo` need
+#           (scripts/demo.sh), not the test, benchmark, fuzzing and browser tooling.
 set -euo pipefail
 
+# Building the glint program.
 packages=(
   build-essential cmake ninja-build pkg-config
-  binutils                          # nm, for scripts/check-isa-objects.sh
-  clang libclang-rt-14-dev          # libFuzzer + ASan/UBSan builds
   libcli11-dev nlohmann-json3-dev libstb-dev
   zlib1g-dev                        # glint relight's PNG writer (encode_png_fast)
   libopenexr-dev                    # OpenEXR environment maps (io/exr.h)
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libomp-dev libnanoflann-dev
+  libnanoflann-dev
   libcpp-httplib-dev                # glint view's local HTTP server (header-only use)
-  chromium                          # browser tests of the viewer page (tests/browser/)
-  libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
-  python3-numpy python3-pil         # the relight dataset's own scorer, run by a test
 )
 
-# node and npm run the browser tests; a machine that has them from elsewhere keeps them.
-command -v node >/dev/null || packages+=(nodejs)
-command -v npm >/dev/null || packages+=(npm)
+if [ "${1:-}" != "--demo" ]; then
+  packages+=(
+    binutils                          # nm, for scripts/check-isa-objects.sh
+    clang libclang-rt-14-dev          # libFuzzer + ASan/UBSan builds
+    libgtest-dev libgmock-dev libbenchmark-dev
+    libomp-dev
+    chromium                          # browser tests of the viewer page (tests/browser/)
+    libhwy-dev                        # bench_simd_alpha only: compiler vectors vs Google Highway
+    python3-numpy python3-pil         # the relight dataset's own scorer, run by a test
+    colmap ffmpeg                     # glint sfm / glint train on photos or a video (and their tests)
+  )
+  # node and npm run the browser tests; a machine that has them from elsewhere keeps them.
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -63,7 +63,7 @@ TEST(BackendCli, TrainOnTheCpuByNameRecordsItAndKeepsAnExplicitZeroWeight) {
 TEST(BackendCli, AutoFallsBackToTheCpuSilentlyWithoutAGpu) {
   if (backend_available("cuda")) GTEST_SKIP() << "this build and machine have CUDA";
   // A note only where there is a GPU to say something about.
-  const bool noted_expected = kCudaBuild && nvidia_gpu_installed();
+  const bool noted_expected = nvidia_gpu_installed();
   // eval opens its backend before it reads the model: the note (if any), then the error
   for (const std::string& flag : {std::string(" --backend auto"), std::string()}) {
     CommandResult r = run_glint("eval missing.ply '" + kDemo + "'" + flag);
@@ -72,10 +72,10 @@ TEST(BackendCli, AutoFallsBackToTheCpuSilentlyWithoutAGpu) {
     const bool noted = r.err.find("falling back to the CPU") != std::string::npos;
     EXPECT_EQ(noted, noted_expected) << r.err;
     EXPECT_EQ(lines, noted_expected ? 2 : 1) << r.err;
-    EXPECT_EQ(r.err.find("CUDA") != std::string::npos, noted_expected) << r.err;
+    EXPECT_EQ(r.err.find("CUDA") != std::string::npos || r.err.find("GPU") != std::string::npos, noted_expected)
+        << r.err;
     if (noted_expected) {
-      EXPECT_EQ(r.err.rfind("glint: --backend auto: an NVIDIA GPU is installed but CUDA cannot use it", 0), 0u)
-          << r.err;
+      EXPECT_EQ(r.err.rfind("glint: --backend auto: an NVIDIA GPU is installed but ", 0), 0u) << r.err;
       EXPECT_LT(r.err.find("falling back"), r.err.find('\n')) << "the note is one line: " << r.err;
     }
     EXPECT_NE(r.err.find("missing.ply"), std::string::npos) << r.err;
@@ -90,7 +90,7 @@ TEST(BackendRegistry, CudaWithoutADeviceOrBuild) {
   BackendChoice c = make_backend("auto");
   ASSERT_TRUE(c.backend);
   EXPECT_STREQ(c.backend->name(), "cpu");
-  EXPECT_EQ(c.fallback_note.empty(), !(kCudaBuild && nvidia_gpu_installed())) << c.fallback_note;
+  EXPECT_EQ(c.fallback_note.empty(), !nvidia_gpu_installed()) << c.fallback_note;
   EXPECT_EQ(c.fallback_note.find('\n'), std::string::npos);
   try {
     make_backend("cuda");

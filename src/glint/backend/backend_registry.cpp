@@ -8,6 +8,12 @@
 
 namespace glint {
 
+namespace {
+[[maybe_unused]] std::string why_no_cuda() {
+  return "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
+}
+}  // namespace
+
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda"}; }
 
 bool backend_available(const std::string& name, std::string* why) {
@@ -16,7 +22,7 @@ bool backend_available(const std::string& name, std::string* why) {
 #if defined(GLINT_WITH_CUDA)
     return cuda_device_present(why);
 #else
-    if (why) *why = "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
+    if (why) *why = why_no_cuda();
     return false;
 #endif
   }
@@ -44,8 +50,9 @@ BackendChoice make_backend(const std::string& name, int threads) {
                         ", so falling back to the CPU";
   }
 #else
-  // "auto" prefers CUDA; without it in this build there is nothing to fall back from, so it
-  // says nothing.
+  // A GPU this build cannot use is worth one line; no GPU, nothing.
+  if (name == "auto" && nvidia_gpu_installed())
+    c.fallback_note = "--backend auto: an NVIDIA GPU is installed but " + why_no_cuda() + ", so falling back to the CPU";
 #endif
   c.backend = make_cpu_backend(threads);
   return c;
