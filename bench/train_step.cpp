@@ -1,7 +1,7 @@
 // Training-step benchmark: runs glint's 3DGS training loop (ADC, the `glint train`
 // defaults) on the shared `shapes` scene and prints ms per step, split by phase.
 //   bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows]
-//                    [--backend cpu|cuda|auto | --compare cpu,cuda]
+//                    [--backend cpu|cuda|vulkan|auto | --compare cpu,cuda]
 // --only runs one row: colmap, 200x200, 320x240 or sh3 (to profile one configuration), or
 // dataset: the --dataset folder as `glint train` loads it by default (every 8th view held
 // out when it has no test split, white behind Blender sets), e.g. lego_800 for the GPU.
@@ -267,7 +267,7 @@ int main(int argc, char** argv) {
     else if (a == "--compare" && i + 1 < argc) compare = argv[++i];
     else {
       std::fprintf(stderr, "usage: bench_train_step [--steps N] [--warmup N] [--threads N] [--dataset DIR] [--only ROW] [--windows] "
-                           "[--backend cpu|cuda|auto | --compare A,B]\n");
+                           "[--backend cpu|cuda|vulkan|auto | --compare A,B]\n");
       return 2;
     }
   }

@@ -32,3 +32,15 @@ if(GLINT_CUDA)
   set(CMAKE_CUDA_STANDARD 20)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 endif()
+
+# Floating-point contraction of the CUDA backend, chosen per kernel family (one .cu file
+# each; docs/ARCHITECTURE.md, "Floating-point and indexing rules for GPU backends"). nvcc
+# fuses multiply-adds unless told not to, so every file of backend/cuda/ is named in one of
+# the two lists (src/CMakeLists.txt stops at a file named in neither), and the emulated
+# suite is built a second time with the same choice (tests/CMakeLists.txt).
+# --fmad=true, held to tolerances: the rasterizer (projection, tile lists, blend and their
+# backward) and the photometric loss, the arithmetic-heavy kernels of every step.
+set(GLINT_CUDA_FMAD_TRUE forward_stages project_stage loss_stage)
+# --fmad=false, the CPU's bits for the same inputs: Adam, the step's per-splat bookkeeping
+# and regularisers, refinement, the training targets, and the backend's host code.
+set(GLINT_CUDA_FMAD_FALSE train_stages device_training_session refine_stages target_stage cuda_backend)

@@ -6,7 +6,7 @@
 #   2. the GPU tests (tests/gpu/, GLINT_REQUIRE_GPU=1: a missing device fails, not skips)
 #   3. compute-sanitizer memcheck and racecheck on them, where the toolkit has it
 #   4. the whole suite, where it was built
-#   5. bench_rasterize --backend cuda, 800x800 with 300k synthetic splats: forward and
+#   5. bench_rasterize --backend cuda (and --backend vulkan on the same GPU), 800x800 with 300k synthetic splats: forward and
 #      forward+backward, wall-clock medians of the synchronous calls and the device clock
 #      over the stages
 #   6. bench_train_step on lego_800 (every 8th view held out, white background) on CUDA
@@ -195,6 +195,10 @@ raster_row() {
 if [ -x "$bench_rasterize" ]; then
   bounded rasterize-300k 90 "$lego_reserve" "$bench_rasterize" --backend cuda --size 800 --splats 300000 --repeats 20
   raster_row "bench_rasterize cuda 800x800 300k"
+  # the Vulkan backend on the same GPU through its Vulkan driver (never run yet: a failure
+  # here is a row, not the end of the check)
+  bounded rasterize-300k-vulkan 90 "$lego_reserve" "$bench_rasterize" --backend vulkan --size 800 --splats 300000 --repeats 20
+  raster_row "bench_rasterize vulkan 800x800 300k"
 else
   row "bench_rasterize cuda 800x800 300k" FAIL "$bench_rasterize not built"
 fi

@@ -58,7 +58,7 @@ TEST(ConvertCli, BadArgumentsAreOneLineErrors) {
     std::string args, message;
   } cases[] = {
       {dir.str("in.ply") + " " + dir.str("out.obj"),
-       dir.str("out.obj") + ": unknown splat file type '.obj'; expected .ply or .splat"},
+       dir.str("out.obj") + ": unknown splat file type '.obj'; expected .ply, .splat or .spz"},
       {dir.str("missing.ply") + " " + dir.str("out.splat"), dir.str("missing.ply") + ": no such file"},
       {dir.str("in.ply") + " " + dir.str("no/dir/out.splat"),
        dir.str("no/dir/out.splat") + ": cannot write: folder " + dir.str("no/dir") + " does not exist"},

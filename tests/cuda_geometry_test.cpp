@@ -160,6 +160,7 @@ TEST(CudaGeometryForward, EmulatedOutputsMatchTheReferenceAndTheCpuBackend) {
   double dmax = 0, zmax = 0;
   for (double v : ri.distortion) dmax = std::max(dmax, v);
   for (double v : ri.median) zmax = std::max(zmax, v);
+  EXPECT_EQ(key_mismatches(f), 0u);  // the two walks over each splat's tiles agree
   EXPECT_GT(dmax, 0.05);  // splats at different depths overlap
   EXPECT_GT(zmax, 1.0);   // the median is found somewhere
   // colour and alpha do not depend on which other outputs are drawn

@@ -1,8 +1,9 @@
 // The device's refinement stages (backend/cuda/refine_stages.h) and coarse-to-fine's
-// downscale (loss_stage.h) under the emulator: each against a slow host reference of the
+// downscale (target_stage.h) under the emulator: each against a slow host reference of the
 // same algorithm (the same counter-based random numbers, SplatSet's row edits), exactly;
-// the decisions that draw nothing against train/'s CPU code, exactly; the sampler against
-// its weights, statistically; and two runs against each other, bit for bit.
+// the decisions that draw nothing against train/'s CPU code, exactly (the emulator runs
+// glibc's expf and log; a device's differ by a few ulps, which tests/gpu allows for); the
+// sampler against its weights, statistically; and two runs against each other, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/kernels/mcmc_kernels.h"
 #include "glint/backend/cuda/launch.h"
-#include "glint/backend/cuda/loss_stage.h"
+#include "glint/backend/cuda/target_stage.h"
 #include "glint/backend/cuda/refine_stages.h"
 #include "glint/core/math.h"
 #include "glint/io/image_ops.h"

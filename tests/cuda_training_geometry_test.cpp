@@ -18,6 +18,7 @@
 #include "glint/train/trainer.h"
 #include "model_fixture.h"
 #include "raster_test_util.h"
+#include "device_tolerances.h"
 #include "emulated_cuda_trainer.h"
 #include "training_session_steps.h"
 
@@ -54,7 +55,8 @@ TEST(CudaTrainingGeometry, OneLightableStepMatchesTheCpuSession) {
   EXPECT_NEAR(b.total, a.total, 1e-5 * a.total);
   EXPECT_GT(a.normal, 0.0);
   EXPECT_GT(a.distortion, 0.0);
-  EXPECT_EQ(b.visible, a.visible);
+  EXPECT_LE(test::count_gap(std::int64_t(b.visible), std::int64_t(a.visible)),
+            std::int64_t(test::count_margin(cpu->size())));  // zero without contraction
   EXPECT_EQ(b.adam, -1);
   const SplatSet& sa = cpu->state();
   const SplatSet& sb = emu->state();

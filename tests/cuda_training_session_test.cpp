@@ -25,6 +25,7 @@
 #include "glint/train/trainer.h"
 #include "model_fixture.h"
 #include "raster_test_util.h"
+#include "device_tolerances.h"
 #include "emulated_cuda_trainer.h"
 #include "training_session_steps.h"
 
@@ -42,7 +43,8 @@ TEST(CudaTrainingSession, OneStepMatchesTheCpuSession) {
   ASSERT_EQ(emu->size(), cpu->size());
   const StepOut a = run_step(*cpu, 3, 1, 1, false), b = run_step(*emu, 3, 1, 1, false);
   EXPECT_NEAR(b.loss, a.loss, 1e-5 * a.loss);
-  EXPECT_EQ(b.visible, a.visible);
+  const std::size_t margin = test::count_margin(cpu->size());  // zero without contraction
+  EXPECT_LE(test::count_gap(std::int64_t(b.visible), std::int64_t(a.visible)), std::int64_t(margin));
   EXPECT_GT(a.visible, cpu->size() / 4);
   EXPECT_EQ(b.adam, -1);
   const SplatSet& sa = cpu->state();
@@ -60,9 +62,9 @@ TEST(CudaTrainingSession, OneStepMatchesTheCpuSession) {
                                    slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
     EXPECT_EQ(sb.adam.groups()[gi].step, sa.adam.groups()[gi].step);
   }
-  EXPECT_EQ(sb.grad_count, sa.grad_count);
-  EXPECT_EQ(sb.max_radii, sa.max_radii);
-  EXPECT_TRUE(test::grads_close("grad_accum", sb.grad_accum, sa.grad_accum, 1e-3, slack));
+  EXPECT_LE(test::count_differing(sb.grad_count, sa.grad_count), margin);
+  EXPECT_LE(test::count_differing(sb.max_radii, sa.max_radii), margin);
+  EXPECT_TRUE(test::grads_close("grad_accum", sb.grad_accum, sa.grad_accum, 1e-3, slack + margin));
   double gmax = 0;
   for (float v : sa.adam.groups()[kOpacity].m) gmax = std::max(gmax, std::fabs(double(v)));
   EXPECT_GT(gmax, 1e-6);  // the gradients reach the splats
@@ -77,13 +79,13 @@ TEST(CudaTrainingSession, SelectiveAdamLeavesUnseenSplatsAsTheCpuDoes) {
   auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), init);
   auto emu = cuda::make_device_training_session(sc.setup(), init);
   const StepOut a = run_step(*cpu, 0, 1, 0, true), b = run_step(*emu, 0, 1, 0, true);
-  ASSERT_EQ(a.visible, b.visible);
-  ASSERT_LT(a.visible, cpu->size());  // some splats are out of view, and must not move
-  const SplatSet& sa = cpu->state();
+  EXPECT_LE(test::count_gap(std::int64_t(a.visible), std::int64_t(b.visible)),
+            std::int64_t(test::count_margin(cpu->size())));
+  ASSERT_LT(b.visible, emu->size());  // some splats are out of view, and must not move
   const SplatSet& sb = emu->state();
   std::size_t unseen = 0;
-  for (std::size_t i = 0; i < sa.size(); ++i) {
-    if (sa.grad_count[i] > 0) continue;
+  for (std::size_t i = 0; i < sb.size(); ++i) {
+    if (sb.grad_count[i] > 0) continue;  // what the device's own render drew
     ++unseen;
     for (int k = 0; k < 3; ++k) ASSERT_EQ(sb.model.means[3 * i + k], init.model.means[3 * i + k]) << "splat " << i;
     ASSERT_EQ(sb.adam.groups()[kMeans].m[3 * i], 0.f);

@@ -10,7 +10,15 @@
 #include "glint/backend/backend.h"
 #include "reference/reference_renderer.h"
 
+// A test file built with FMA contraction (tests/CMakeLists.txt, glint_contracted_tests)
+// names these helpers helpers_contracted, so that the linker never hands its copies, whose
+// arithmetic is fused, to the files built without (scripts/check-contracted-objects.sh).
+#ifndef GLINT_TEST_HELPERS_NS
+#define GLINT_TEST_HELPERS_NS helpers
+#endif
+
 namespace glint::test {
+inline namespace GLINT_TEST_HELPERS_NS {
 
 // Outputs: |a - b| <= tol everywhere, except at most `max_bad` values (boundary flips of
 // the cut/skip/stop rules between float and double). Reports the worst.
@@ -93,4 +101,5 @@ inline Upstream random_upstream(int W, int H, const RenderSettings& s, unsigned 
   return u;
 }
 
+}  // namespace GLINT_TEST_HELPERS_NS
 }  // namespace glint::test

@@ -129,6 +129,7 @@ TEST(TrainingRun, ReportsToItsObserverAndWritesItsFiles) {
   o.eval_every = 5;
   o.save_every = 6;
   o.schedule_steps = 12;
+  o.write_spz = true;
   std::unique_ptr<Backend> backend = make_cpu_backend();
   RunPaths paths;
   paths.out = dir.str("");
@@ -147,6 +148,7 @@ TEST(TrainingRun, ReportsToItsObserverAndWritesItsFiles) {
   for (const char* f : {"scene.ply", "cameras.json", "eval.json", "checkpoint.glintckp"})
     EXPECT_TRUE(std::filesystem::exists(dir.str(f))) << f;
   EXPECT_EQ(load_model(dir.str("scene.ply")).size(), r.splats);
+  EXPECT_EQ(load_model(dir.str("scene.spz")).size(), r.splats);
 }
 
 TEST(TrainingRun, StopFlagLeavesAResumableCheckpoint) {

@@ -16,6 +16,7 @@
 #include "glint/backend/cuda/loss_stage.h"
 #include "glint/core/error.h"
 #include "glint/train/loss.h"
+#include "device_tolerances.h"
 #include "raster_test_util.h"
 #include "reference/scenes.h"
 
@@ -46,11 +47,15 @@ TEST(CudaBackendDevice, ForwardAndBackwardMatchTheCpuBackend) {
   auto gpu = make_cuda_backend();
   auto cpu = make_cpu_backend();
   const RenderOutput g = gpu->forward(m, cam, rs), c = cpu->forward(m, cam, rs);
-  EXPECT_EQ(g.num_instances, c.num_instances);
+  // a contracted multiply-add may move a ceil or a tile test (device_tolerances.h)
+  EXPECT_LE(test::count_gap(g.num_instances, c.num_instances), test::instance_margin(c.num_instances));
   ASSERT_EQ(g.radii.size(), c.radii.size());
-  std::size_t radii_off = 0;  // a contracted multiply-add may move a ceil by one
-  for (std::size_t i = 0; i < g.radii.size(); ++i) radii_off += std::abs(g.radii[i] - c.radii[i]) > 1;
-  EXPECT_LE(radii_off, g.radii.size() / 1000 + 1);
+  std::size_t radii_off = 0;
+  for (std::size_t i = 0; i < g.radii.size(); ++i) {
+    radii_off += g.radii[i] != c.radii[i];
+    EXPECT_LE(std::abs(g.radii[i] - c.radii[i]), 1) << "splat " << i;
+  }
+  EXPECT_LE(radii_off, test::count_margin(g.radii.size()));
   const std::size_t slack = static_cast<std::size_t>(cam.width * cam.height) / 2000 + 1;
   EXPECT_TRUE(test::images_close("rgb", g.rgb.data, c.rgb.data, 1e-4, 3 * slack));
   EXPECT_TRUE(test::images_close("alpha", g.alpha.data, c.alpha.data, 1e-4, slack));

@@ -9,6 +9,7 @@
 
 #include "glint/backend/backend.h"
 #include "glint/backend/cuda/forward_stages.h"
+#include "device_tolerances.h"
 #include "raster_test_util.h"
 #include "reference/reference_renderer.h"
 #include "reference/scenes.h"
@@ -58,7 +59,9 @@ TEST(CudaDevice, ForwardMatchesTheCpuBackend) {
   forward_frame(render::make_view<float>(cam, rs.near_plane), g, m.sh_degree, false, rs.background, frame);
   check(cudaDeviceSynchronize(), "forward");
   const RenderOutput cpu = make_cpu_backend()->forward(m, cam, rs);
-  EXPECT_EQ(static_cast<std::int64_t>(frame.instances), cpu.num_instances);
+  EXPECT_LE(test::count_gap(static_cast<std::int64_t>(frame.instances), cpu.num_instances),
+            test::instance_margin(cpu.num_instances));
+  EXPECT_EQ(key_mismatches(frame), 0u);  // the two walks over each splat's tiles agree on the device
   const std::size_t slack = static_cast<std::size_t>(cam.width * cam.height) / 2000 + 1;
   EXPECT_TRUE(test::images_close("rgb", download(frame.rgb), cpu.rgb.data, 1e-4, 3 * slack));
   EXPECT_TRUE(test::images_close("alpha", download(frame.alpha), cpu.alpha.data, 1e-4, slack));

@@ -10,6 +10,7 @@
 #include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/cuda/cuda_backend.h"
 #include "glint/backend/cuda/device_training_session.h"
+#include "device_tolerances.h"
 #include "raster_test_util.h"
 #include "training_session_steps.h"
 
@@ -31,7 +32,8 @@ TEST(CudaTrainingSessionDevice, OneStepMatchesTheCpuSession) {
   auto dev = cuda::make_device_training_session(sc.setup(), sc.initial());
   const test::StepOut a = test::run_step(*cpu, 3, 1, 1, false), b = test::run_step(*dev, 3, 1, 1, false);
   EXPECT_NEAR(b.loss, a.loss, 1e-5 * a.loss);
-  EXPECT_EQ(b.visible, a.visible);
+  const std::size_t margin = test::count_margin(cpu->size());
+  EXPECT_LE(test::count_gap(std::int64_t(b.visible), std::int64_t(a.visible)), std::int64_t(margin));
   const SplatSet& sa = cpu->state();
   const SplatSet& sb = dev->state();
   const std::size_t slack = sa.size() / 100 + 1;
@@ -42,7 +44,7 @@ TEST(CudaTrainingSessionDevice, OneStepMatchesTheCpuSession) {
     EXPECT_TRUE(test::images_close(std::string("params ") + kParamGroupNames[gi], sb.param(g), sa.param(g), 1e-5,
                                    slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
   }
-  EXPECT_EQ(sb.grad_count, sa.grad_count);
+  EXPECT_LE(test::count_differing(sb.grad_count, sa.grad_count), margin);
 }
 
 TEST(CudaTrainingSessionDevice, TwoRunsGiveTheSameBits) {
@@ -81,13 +83,16 @@ TEST(CudaTrainingSessionDevice, RefinementCountsAreTheHostPathsAndRepeat) {
   m.refine_every = 10;
   Rng r0(7), ra(7), rb(7);
   const DensifyReport dr = ref->densify(20, 2.0, d, r0), da = a->densify(20, 2.0, d, ra), db = b->densify(20, 2.0, d, rb);
+  // clone and split decide by divisions and comparisons (--fmad=false): the CPU's; prune and
+  // relocate test sigmoid(opacity), whose expf differs on a device (device_tolerances.h)
+  const auto margin = static_cast<std::int64_t>(test::count_margin(init.size()));
   EXPECT_EQ(da.cloned, dr.cloned);
   EXPECT_EQ(da.split, dr.split);
-  EXPECT_EQ(da.pruned, dr.pruned);
-  EXPECT_EQ(a->size(), ref->size());
+  EXPECT_LE(test::count_gap(std::int64_t(da.pruned), std::int64_t(dr.pruned)), margin);
+  EXPECT_LE(test::count_gap(std::int64_t(a->size()), std::int64_t(ref->size())), margin);
   const McmcReport mr = ref->mcmc_refine(30, m, r0), ma = a->mcmc_refine(30, m, ra), mb = b->mcmc_refine(30, m, rb);
-  EXPECT_EQ(ma.relocated, mr.relocated);
-  EXPECT_EQ(ma.added, mr.added);
+  EXPECT_LE(test::count_gap(std::int64_t(ma.relocated), std::int64_t(mr.relocated)), margin);
+  EXPECT_LE(test::count_gap(std::int64_t(ma.added), std::int64_t(mr.added)), margin);
   a->mcmc_noise(1e-4f, m, ra);
   b->mcmc_noise(1e-4f, m, rb);
   EXPECT_EQ(cuda::model_round_trips(*a), 0u);

@@ -19,7 +19,7 @@ void add_sfm(CLI::App& app);
 // What `glint --version` prints (version.cpp).
 std::string version_text();
 
-// `glint info` on a splat file (.ply / .splat): count, SH degree, bounds, opacity and
+// `glint info` on a splat file (.ply / .splat / .spz): count, SH degree, bounds, opacity and
 // scale statistics. Lives in info_model.cpp.
 void print_model_info(const std::string& path);
 

@@ -15,6 +15,12 @@ void add_dataset_flags(CLI::App& cmd, DatasetFlags& f) {
   cmd.add_option("--test-every", f.options.test_every,
                  "Hold out every Nth image for testing when the dataset has no test split (0 = none)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--masks", f.options.masks_dir,
+                 "Folder of per-image masks, black = ignore: NAME.png or <NAME without extension>.png for image NAME "
+                 "(default: a masks folder beside the images, or a transforms.json frame's mask_path)");
+  cmd.add_flag("--no-masks", f.options.no_masks, "Ignore the masks found by default");
+  cmd.add_flag("--alpha-mask", f.options.alpha_mask,
+               "Use an RGBA image's alpha as its mask (0 = ignore) instead of compositing it over the background");
   cmd.add_option("--background", f.background,
                  "Colour behind transparent pixels: white, black or R,G,B in [0,1] "
                  "(default: white for Blender sets, black otherwise)");

@@ -24,7 +24,7 @@ void add_eval(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("eval", "PSNR and SSIM of a splat file on a dataset's held-out views");
-  sub->add_option("model", a->model, "Splat file (.ply / .splat), from Glint or any graphdeco-style trainer")->required();
+  sub->add_option("model", a->model, "Splat file (.ply / .splat / .spz), from Glint or any graphdeco-style trainer")->required();
   sub->add_option("dataset", a->dataset, "Dataset folder or transforms .json")->required();
   sub->add_option("--split", a->split, "Split to evaluate: test or train")->check(CLI::IsMember({"test", "train"}));
   sub->add_option("--json", a->json, "Also write the scores as JSON to this file ('-' for stdout)");
@@ -52,11 +52,18 @@ void add_eval(CLI::App& app) {
     progress.finish();
     const bool json_stdout = a->json == "-";
     if (!json_stdout) {
-      std::printf("%-32s %9s %8s %10s\n", "view", "PSNR(dB)", "SSIM", "render ms");
-      for (const auto& v : r.views)
-        std::printf("%-32s %9.3f %8.4f %10.1f\n", v.name.c_str(), v.psnr, v.ssim, v.render_ms);
+      const bool masked = r.masked_views > 0;
+      std::printf("%-32s %9s %8s %10s%s\n", "view", "PSNR(dB)", "SSIM", "render ms", masked ? "  mask kept" : "");
+      for (const auto& v : r.views) {
+        std::printf("%-32s %9.3f %8.4f %10.1f", v.name.c_str(), v.psnr, v.ssim, v.render_ms);
+        if (v.masked) std::printf("  %8.1f%%", 100.0 * v.mask_coverage);
+        std::printf("\n");
+      }
       std::printf("%-32s %9.3f %8.4f\n", ("mean of " + std::to_string(r.views.size())).c_str(), r.mean_psnr,
                   r.mean_ssim);
+      if (masked)
+        std::printf("%zu of %zu views scored on the pixels their masks keep (unmasked pixels only)\n", r.masked_views,
+                    r.views.size());
     }
     if (!a->json.empty()) {
       nlohmann::json j;
@@ -70,7 +77,13 @@ void add_eval(CLI::App& app) {
         j["peak_device_memory_mb"] = static_cast<double>(peak) / (1024.0 * 1024.0);
       j["mean_psnr"] = r.mean_psnr;
       j["mean_ssim"] = r.mean_ssim;
-      for (const auto& v : r.views) j["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+      j["scored_pixels"] = r.masked_views == 0 ? "all" : "unmasked only";
+      if (r.masked_views > 0) j["masked_views"] = r.masked_views;
+      for (const auto& v : r.views) {
+        nlohmann::json jv = {{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}};
+        if (v.masked) jv["mask_coverage"] = v.mask_coverage;
+        j["views"].push_back(jv);
+      }
       if (json_stdout)
         std::printf("%s\n", j.dump(2).c_str());
       else

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "glint/backend/backend_registry.h"
 #include "glint/cli/commands.h"
 #include "glint/cli/dataset_options.h"
 #include "glint/core/error.h"
@@ -31,7 +32,7 @@ struct Range {
 bool is_model_file(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".ply" || ext == ".splat";
+  return ext == ".ply" || ext == ".splat" || ext == ".spz";
 }
 
 nlohmann::json dataset_summary(const Dataset& d) {
@@ -66,6 +67,8 @@ nlohmann::json dataset_summary(const Dataset& d) {
   j["center"] = {d.center.x, d.center.y, d.center.z};
   j["radius"] = d.radius;
   j["background"] = d.background;
+  j["masked_views"] = d.masked_views();
+  if (!d.masks.empty()) j["masks"] = d.masks;
   return j;
 }
 
@@ -93,6 +96,33 @@ void print_dataset(const Dataset& d, const nlohmann::json& j) {
     std::printf("points       %zu sparse points\n", d.points.size());
   std::printf("scene        centre (%.4f, %.4f, %.4f), radius %.4f\n", d.center.x, d.center.y, d.center.z, d.radius);
   std::printf("background   (%.3g, %.3g, %.3g)\n", d.background[0], d.background[1], d.background[2]);
+  if (!d.masks.empty())
+    std::printf("masks        %zu of %zu views (%s)\n", d.masked_views(), d.train.size() + d.test.size(),
+                d.masks == "alpha" ? "the images' alpha" : d.masks.c_str());
+}
+
+// Every backend's devices on this machine, and what --backend auto takes.
+void print_devices(bool json) {
+  std::string auto_choice;
+  const std::vector<DeviceEntry> devices = backend_devices(&auto_choice);
+  if (json) {
+    nlohmann::json j;
+    j["auto"] = auto_choice;
+    for (const DeviceEntry& d : devices)
+      j["devices"].push_back({{"backend", d.backend}, {"index", d.index}, {"name", d.name}, {"detail", d.detail},
+                              {"usable", d.usable}, {"note", d.note}});
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  for (const DeviceEntry& d : devices) {
+    std::string head = d.backend;
+    if (d.index >= 0 && d.backend == "vulkan") head += " --device " + std::to_string(d.index);
+    std::printf("%-20s %s", head.c_str(), d.name.empty() ? "-" : d.name.c_str());
+    if (!d.detail.empty()) std::printf(" (%s)", d.detail.c_str());
+    if (!d.note.empty()) std::printf("%s%s", d.name.empty() ? " " : "; ", d.note.c_str());
+    std::printf("\n");
+  }
+  std::printf("--backend auto takes %s\n", auto_choice.c_str());
 }
 
 }  // namespace
@@ -101,14 +131,23 @@ void add_info(CLI::App& app) {
   struct Args {
     std::string path;
     bool json = false;
+    bool devices = false;
     DatasetFlags flags;
   };
   auto args = std::make_shared<Args>();
-  auto* sub = app.add_subcommand("info", "Summarise a dataset folder or a splat file (.ply / .splat)");
-  sub->add_option("path", args->path, "Dataset folder, transforms .json, or splat file")->required();
-  sub->add_flag("--json", args->json, "Print the dataset summary as JSON");
+  auto* sub = app.add_subcommand("info", "Summarise a dataset folder or a splat file (.ply / .splat / .spz)");
+  sub->add_option("path", args->path, "Dataset folder, transforms .json, or splat file");
+  sub->add_flag("--json", args->json, "Print the dataset summary (or the devices) as JSON");
+  sub->add_flag("--devices", args->devices,
+                "List the devices each backend can use here (CPU, CUDA, Vulkan with --device numbers) and what "
+                "--backend auto takes");
   add_dataset_flags(*sub, args->flags);
   sub->callback([args] {
+    if (args->devices) {
+      print_devices(args->json);
+      return;
+    }
+    if (args->path.empty()) throw CLI::RequiredError("path");
     std::error_code ec;
     if (is_model_file(args->path) && !std::filesystem::is_directory(args->path, ec)) {
       print_model_info(args->path);

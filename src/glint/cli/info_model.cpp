@@ -51,7 +51,9 @@ void print_model_info(const std::string& path) {
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
 
   row("file", path);
-  row("format", format == ModelFormat::Ply ? "PLY (graphdeco)" : ".splat (antimatter15)");
+  row("format", format == ModelFormat::Ply     ? "PLY (graphdeco)"
+                : format == ModelFormat::Splat ? ".splat (antimatter15)"
+                                               : ".spz (Niantic, quantised)");
   row("file size", ec ? "unknown" : human_size(size));
   row("splats", std::to_string(st.count));
   row("SH degree", std::to_string(st.sh_degree));

@@ -48,7 +48,7 @@ void print_normal_error(const std::string& gt_root, const std::vector<ViewGeomet
 void add_relight(CLI::App& app) {
   auto a = std::make_shared<RelightArgs>();
   auto* sub = app.add_subcommand("relight", "Render a splat scene under new lights, with shadows");
-  sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
+  sub->add_option("model", a->model, "Splat file (.ply / .splat / .spz)")->required();
   sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json or cameras.json")->required();
   sub->add_option("--lights", a->lights,
                   "Light files or folders of them (docs/LIGHTING.md; the relight dataset's relit/ folder or its "

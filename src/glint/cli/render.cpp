@@ -27,7 +27,7 @@ void add_render(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("render", "Render a splat file from a dataset's cameras or a cameras.json");
-  sub->add_option("model", a->model, "Splat file (.ply / .splat)")->required();
+  sub->add_option("model", a->model, "Splat file (.ply / .splat / .spz)")->required();
   sub->add_option("cameras", a->cameras, "Dataset folder, transforms .json, or cameras.json")->required();
   sub->add_option("-o,--output", a->out, "Output folder for the PNGs")->required();
   sub->add_option("--split", a->split, "Dataset split to render: train, test or all")

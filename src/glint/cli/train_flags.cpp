@@ -91,6 +91,8 @@ void add_train_flags(CLI::App& cmd, TrainArgs& a) {
   cmd.add_option("--resume-from", a.resume_from, "Continue from this checkpoint file")->group(o);
   cmd.add_flag("--save-renders", a.save_renders, "Write the test renders as PNG to <output>/renders")->group(o);
   cmd.add_flag("--splat", a.run.write_splat, "Also write scene.splat")->group(o);
+  cmd.add_flag("--spz", a.run.write_spz, "Also write scene.spz (Niantic's compressed format, about a tenth of the PLY)")
+      ->group(o);
   cmd.add_flag("-f,--force", a.force, "Overwrite results already in the output folder")->group(o);
   cmd.add_option("--image-cache-mb", a.run.image_cache_mb, "Memory for decoded training images")
       ->check(kMegabytes)->group(o);

@@ -119,10 +119,15 @@ int run_training(TrainArgs a) {
   }
   Dataset data = load_dataset(a.dataset, dopt);
   TrainingRun run(data, a.run, paths, *backend);
-  if (!a.quiet)
+  if (!a.quiet) {
     std::fprintf(stderr, "dataset: %s, %zu train / %zu test views, %dx%d, %zu initial points%s\n",
                  format_name(data.format), data.train.size(), data.test.size(), data.train[0].camera.width,
                  data.train[0].camera.height, data.points.size(), data.points_random ? " (random)" : "");
+    if (!data.masks.empty())
+      std::fprintf(stderr, "masks: %zu of %zu views (%s); masked pixels add nothing to the loss or the test scores\n",
+                   data.masked_views(), data.train.size() + data.test.size(),
+                   data.masks == "alpha" ? "the images' alpha" : data.masks.c_str());
+  }
   if (a.save_renders && !data.test.empty()) prepare_output_dir((fs::path(a.out) / "renders").string(), {}, true);
 
   // After the dataset has loaded, so that a bad dataset never serves.
@@ -142,10 +147,11 @@ int run_training(TrainArgs a) {
   std::printf("trained %ld steps in %s (%.1f ms/step), %zu splats, peak memory %.0f MB\n", r.steps,
               format_duration(r.train_time_s).c_str(), r.ms_per_step, r.splats, peak_memory_mb());
   if (!data.test.empty())
-    std::printf("test PSNR %.2f dB (before training %.2f dB), SSIM %.4f over %zu views\n", r.test.mean_psnr,
-                r.first_test_psnr, r.test.mean_ssim, data.test.size());
-  std::printf("wrote %s/{scene.ply,cameras.json,eval.json%s%s}\n", a.out.c_str(), a.run.write_splat ? ",scene.splat" : "",
-              a.save_renders ? ",renders/" : "");
+    std::printf("test PSNR %.2f dB (before training %.2f dB), SSIM %.4f over %zu views%s\n", r.test.mean_psnr,
+                r.first_test_psnr, r.test.mean_ssim, data.test.size(),
+                r.test.masked_views > 0 ? " (unmasked pixels only)" : "");
+  std::printf("wrote %s/{scene.ply,cameras.json,eval.json%s%s%s}\n", a.out.c_str(),
+              a.run.write_splat ? ",scene.splat" : "", a.run.write_spz ? ",scene.spz" : "", a.save_renders ? ",renders/" : "");
   if (live) {
     std::fflush(stdout);
     live->serve_until(g_interrupted);

@@ -64,7 +64,7 @@ void add_view(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* sub = app.add_subcommand("view", "Serve a splat file to a live viewer page in the browser (WebGL2)");
   sub->add_option("model", a->model,
-                  "Splat file (.ply / .splat), or a glint train output folder: its newest scene.ply or "
+                  "Splat file (.ply / .splat / .spz), or a glint train output folder: its newest scene.ply or "
                   "checkpoint, reloaded in the page when it changes")
       ->required();
   sub->add_option("--cameras", a->cameras, "Dataset folder, transforms .json, or cameras.json: cameras to snap to");

@@ -84,6 +84,77 @@ void resolve_with_header(PosedImage& p) {
   if (k.cx < 0) k.cx = 0.5 * k.width;
   if (k.cy < 0) k.cy = 0.5 * k.height;
   if (!(info.channels >= 1 && info.channels <= 4)) throw Error(p.path, "unsupported channel count");
+  p.channels = info.channels;
+  if (!p.mask_path.empty()) {
+    // a mask may be a uniformly scaled copy of its image (a full-size mask for a folder of
+    // half-size images): it is resampled with the image
+    const ImageInfo m = read_image_info(p.mask_path);
+    const double sx = static_cast<double>(m.width) / info.width, sy = static_cast<double>(m.height) / info.height;
+    if (std::abs(sx - sy) * std::max(info.width, info.height) > 1.0)
+      throw Error(p.mask_path, "mask is " + std::to_string(m.width) + "x" + std::to_string(m.height) + " but its image " +
+                                   p.name + " is " + std::to_string(info.width) + "x" + std::to_string(info.height));
+  }
+}
+
+// Finds each image's mask in `dir`: for image NAME (its name as the dataset lists it),
+// dir/NAME.png or dir/<NAME without extension>.png, then the same for its file name alone.
+// Returns how many images got one.
+std::size_t find_masks(std::vector<PosedImage>& posed, const fs::path& dir) {
+  std::size_t found = 0;
+  for (PosedImage& p : posed) {
+    p.mask_path.clear();
+    const fs::path name = fs::path(p.name).lexically_normal();
+    const fs::path file = fs::path(p.path).filename();
+    for (const fs::path& n : {name, file}) {
+      fs::path with = dir / n;
+      with += ".png";
+      fs::path stem = dir / n;
+      stem.replace_extension(".png");
+      for (const fs::path& c : {with, stem})
+        if (p.mask_path.empty() && path_exists(c)) p.mask_path = c.lexically_normal().string();
+    }
+    found += !p.mask_path.empty();
+  }
+  return found;
+}
+
+// Picks the views' masks (DatasetOptions: --masks, --no-masks, a dataset's own mask_path,
+// a masks folder beside the images) and names their source in `source`.
+void assign_masks(const std::vector<std::vector<PosedImage>*>& lists, const fs::path& default_dir,
+                  const DatasetOptions& o, std::string& source) {
+  if (o.alpha_mask && !o.masks_dir.empty()) throw Error("--alpha-mask and --masks: give one or the other");
+  if (o.no_masks && !o.masks_dir.empty()) throw Error("--no-masks and --masks: give one or the other");
+  const bool own = [&] {
+    for (auto* l : lists)
+      for (const PosedImage& p : *l)
+        if (!p.mask_path.empty()) return true;
+    return false;
+  }();
+  if (o.no_masks || o.alpha_mask || (own && o.masks_dir.empty())) {
+    if (o.no_masks || o.alpha_mask)
+      for (auto* l : lists)
+        for (PosedImage& p : *l) p.mask_path.clear();
+    if (own && !o.no_masks && !o.alpha_mask) source = "mask_path";
+    return;
+  }
+  const fs::path dir = o.masks_dir.empty() ? default_dir : fs::path(o.masks_dir);
+  if (!fs::is_directory(dir)) {
+    if (!o.masks_dir.empty()) throw Error(o.masks_dir, "masks folder not found");
+    return;
+  }
+  std::size_t found = 0;
+  for (auto* l : lists) found += find_masks(*l, dir);
+  if (found == 0) {
+    const PosedImage* first = nullptr;
+    for (auto* l : lists)
+      if (!first && !l->empty()) first = &l->front();
+    const std::string example = first ? " (image " + first->name + " would have " +
+                                            (fs::path(first->name).lexically_normal().string() + ".png") + ")"
+                                      : "";
+    throw Error(dir.string(), "no mask in this masks folder matches an image" + example +
+                                  "; pass --no-masks to train without masks");
+  }
+  source = dir.lexically_normal().string();
 }
 
 // Output size for a source size under --downscale and --max-size.
@@ -112,6 +183,7 @@ std::vector<View> make_views(std::vector<PosedImage>& posed, const DatasetOption
   for (std::size_t i = 0; i < posed.size(); ++i) {
     View& v = views[i];
     v.source = posed[i];
+    v.alpha_mask = o.alpha_mask && (v.source.channels == 2 || v.source.channels == 4);
     const SourceCamera& lens = v.source.lens;
     v.undistort = !lens.dist.is_identity();
     if (v.undistort) {
@@ -243,6 +315,7 @@ Dataset load_dataset(const std::string& path_in, const DatasetOptions& o) {
   d.root = path.string();
 
   std::vector<PosedImage> train_posed, test_posed;
+  fs::path masks_default = path / "masks";  // beside the images (COLMAP: beside their folder)
   bool own_test_split = false;
   std::string points_ply;
   std::string colmap = json_file.empty() ? colmap_dir(path) : "";
@@ -273,6 +346,9 @@ Dataset load_dataset(const std::string& path_in, const DatasetOptions& o) {
     if (!fs::is_directory(images)) throw Error(images.string(), "image folder not found (use --images to point at it)");
     train_posed = posed_from_colmap(m, images);
     d.points = std::move(m.points);
+    masks_default = images.lexically_normal();
+    if (!masks_default.has_filename()) masks_default = masks_default.parent_path();
+    masks_default = masks_default.parent_path() / "masks";
   } else {
     throw Error(path_in, "no dataset found: expected a COLMAP model (sparse/0/, sparse/ or cameras.bin/.txt), "
                          "transforms.json, or transforms_train.json");
@@ -284,6 +360,7 @@ Dataset load_dataset(const std::string& path_in, const DatasetOptions& o) {
                                   : (d.format == DatasetFormat::Blender ? std::array<float, 3>{1, 1, 1}
                                                                         : std::array<float, 3>{0, 0, 0});
 
+  assign_masks({&train_posed, &test_posed}, masks_default, o, d.masks);
   std::vector<View> train = make_views(train_posed, o);
   if (own_test_split) {
     d.train = std::move(train);
@@ -292,6 +369,10 @@ Dataset load_dataset(const std::string& path_in, const DatasetOptions& o) {
     split_every(train, o.test_every, d.train, d.test);
   }
   if (d.train.empty()) throw Error(path_in, "no training images (all of them went to the test split)");
+  if (o.alpha_mask) {
+    if (d.masked_views() == 0) throw Error(path_in, "--alpha-mask: no image of the dataset has an alpha channel");
+    d.masks = "alpha";
+  }
   scene_extent(d);
 
   if (!points_ply.empty()) {
@@ -305,16 +386,47 @@ Dataset load_dataset(const std::string& path_in, const DatasetOptions& o) {
   return d;
 }
 
-Image8 Dataset::load_image(const View& v, bool keep_alpha) const {
+std::size_t Dataset::masked_views() const {
+  std::size_t n = 0;
+  for (const auto* split : {&train, &test})
+    for (const View& v : *split) n += v.has_mask();
+  return n;
+}
+
+Image8 Dataset::load_image(const View& v, bool keep_alpha) const { return load_view(v, keep_alpha).image; }
+
+ViewPixels Dataset::load_view(const View& v, bool keep_alpha) const {
+  ViewPixels out;
   Image8 img = read_image(v.source.path);
   const Intrinsics& k = v.source.lens.k;
   if (img.width != k.width || img.height != k.height)
     throw Error(v.source.path, "image is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
                                    ", expected " + std::to_string(k.width) + "x" + std::to_string(k.height) +
                                    " (did it change since the dataset was loaded?)");
-  img = keep_alpha && (img.channels == 2 || img.channels == 4) ? to_rgba(img) : to_rgb(img, background);
-  if (v.undistort) img = undistort_image(img, v.source.lens, v.pinhole);
-  return resize_area(img, v.camera.width, v.camera.height);
+  const bool alpha = img.channels == 2 || img.channels == 4;
+  if (v.alpha_mask && alpha) {
+    out.mask = channel_plane(img, img.channels - 1);
+    img = drop_alpha(img);
+  } else {
+    img = keep_alpha && alpha ? to_rgba(img) : to_rgb(img, background);
+  }
+  if (!v.source.mask_path.empty()) {
+    const Image8 m = read_image(v.source.mask_path);
+    const double sx = static_cast<double>(m.width) / k.width, sy = static_cast<double>(m.height) / k.height;
+    if (std::abs(sx - sy) * std::max(k.width, k.height) > 1.0)
+      throw Error(v.source.mask_path, "mask is " + std::to_string(m.width) + "x" + std::to_string(m.height) +
+                                          " but its image " + v.source.name + " is " + std::to_string(k.width) + "x" +
+                                          std::to_string(k.height));
+    // brought to the image's size first, so that undistortion samples it as the image
+    out.mask = m.width == k.width && m.height == k.height ? mask_plane(m) : resize_area(mask_plane(m), k.width, k.height);
+  }
+  if (v.undistort) {
+    img = undistort_image(img, v.source.lens, v.pinhole);
+    if (!out.mask.data.empty()) out.mask = undistort_image(out.mask, v.source.lens, v.pinhole);
+  }
+  out.image = resize_area(img, v.camera.width, v.camera.height);
+  if (!out.mask.data.empty()) out.mask = resize_area(out.mask, v.camera.width, v.camera.height);
+  return out;
 }
 
 }  // namespace glint

@@ -26,6 +26,12 @@ struct DatasetOptions {
   std::array<float, 3> background{1, 1, 1};
   int random_points = 100000;        // points sampled when the dataset has none
   std::uint64_t seed = 0;
+  // Per-image masks (black = ignore): the folder of mask files; default: the dataset's own
+  // (a transforms.json frame's mask_path) or a `masks` folder beside the images, when there
+  // is one. A mask of image NAME is MASKS/NAME.png or MASKS/<NAME without extension>.png.
+  std::string masks_dir;
+  bool no_masks = false;    // ignore masks found by default
+  bool alpha_mask = false;  // an image's alpha channel is its mask, and its colour is not composited
 };
 
 // One image of the dataset: the camera Glint renders with and how to produce its pixels.
@@ -34,6 +40,15 @@ struct View {
   PosedImage source;     // file and lens as the dataset describes them (sizes resolved)
   Intrinsics pinhole;    // the undistorted pinhole at the source resolution
   bool undistort = false;
+  bool alpha_mask = false;  // the image's alpha is its mask (source.mask_path is then empty)
+  bool has_mask() const { return alpha_mask || !source.mask_path.empty(); }
+};
+
+// A view's pixels as training and evaluation use them: the image, and its mask (one
+// channel, 0 = ignore, 255 = full weight; empty when the view has none), both at the
+// camera's resolution.
+struct ViewPixels {
+  Image8 image, mask;
 };
 
 struct Dataset {
@@ -46,11 +61,18 @@ struct Dataset {
   std::array<float, 3> background{0, 0, 0};
   Vec3d center{0, 0, 0};  // mean of the training camera centres
   double radius = 1;      // 1.1 x the largest distance of a training camera from `center`
+  // Where the views' masks come from ("" when none has one): a folder, "mask_path" or "alpha".
+  std::string masks;
+  std::size_t masked_views() const;
 
   // Decoded, composited onto the background, undistorted and resized: RGB, 8-bit, at the
   // camera's resolution. With keep_alpha, images that have alpha stay RGBA (straight
   // alpha, for training on random backgrounds). Throws glint::Error naming the file.
   Image8 load_image(const View& view, bool keep_alpha = false) const;
+  // The image as load_image gives it, with its mask (undistorted and resized alike; with
+  // --alpha-mask the image's alpha, the colour then not composited). Throws glint::Error
+  // naming the image or the mask file.
+  ViewPixels load_view(const View& view, bool keep_alpha = false) const;
 };
 
 // Detects the format of `path` (a folder, or a .json camera file) and loads it.

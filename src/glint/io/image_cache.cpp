@@ -8,23 +8,24 @@ namespace glint {
 
 namespace {
 std::size_t image_bytes(const View& v, bool alpha) {
-  return static_cast<std::size_t>(v.camera.width) * v.camera.height * (alpha ? 4 : 3);
+  return static_cast<std::size_t>(v.camera.width) * v.camera.height * ((alpha ? 4 : 3) + (v.has_mask() ? 1 : 0));
 }
+std::size_t held_bytes(const ViewPixels& px) { return px.image.data.size() + px.mask.data.size(); }
 }  // namespace
 
 ImageCache::ImageCache(const Dataset& dataset, const std::vector<View>& views, std::size_t budget_bytes,
                        bool keep_alpha)
     : dataset_(dataset), views_(views), budget_(budget_bytes), keep_alpha_(keep_alpha), slots_(views.size()), lru_pos_(views.size(), lru_.end()) {}
 
-void ImageCache::insert_locked(std::size_t i, std::shared_ptr<const Image8> img) {
+void ImageCache::insert_locked(std::size_t i, std::shared_ptr<const ViewPixels> img) {
   if (slots_[i]) return;  // another thread decoded it first
-  std::size_t b = img->data.size();
+  std::size_t b = held_bytes(*img);
   // Evict least recently used images until this one fits (a single image larger than the
   // budget is still served, just not kept).
   while (bytes_ + b > budget_ && !lru_.empty()) {
     std::size_t victim = lru_.back();
     lru_.pop_back();
-    bytes_ -= slots_[victim]->data.size();
+    bytes_ -= held_bytes(*slots_[victim]);
     slots_[victim].reset();
     lru_pos_[victim] = lru_.end();
   }
@@ -35,7 +36,7 @@ void ImageCache::insert_locked(std::size_t i, std::shared_ptr<const Image8> img)
   lru_pos_[i] = lru_.begin();
 }
 
-std::shared_ptr<const Image8> ImageCache::get(std::size_t i) {
+std::shared_ptr<const ViewPixels> ImageCache::entry(std::size_t i) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (slots_[i]) {
@@ -43,10 +44,23 @@ std::shared_ptr<const Image8> ImageCache::get(std::size_t i) {
       return slots_[i];
     }
   }
-  auto img = std::make_shared<const Image8>(dataset_.load_image(views_[i], keep_alpha_));
+  auto px = std::make_shared<const ViewPixels>(dataset_.load_view(views_[i], keep_alpha_));
   std::lock_guard<std::mutex> lock(mutex_);
-  insert_locked(i, img);
-  return img;
+  insert_locked(i, px);
+  return px;
+}
+
+// Both share the entry's ownership (aliasing), so an image handed out outlives its eviction.
+std::shared_ptr<const Image8> ImageCache::get(std::size_t i) {
+  std::shared_ptr<const ViewPixels> px = entry(i);
+  return std::shared_ptr<const Image8>(px, &px->image);
+}
+
+std::shared_ptr<const Image8> ImageCache::get_mask(std::size_t i) {
+  if (!views_[i].has_mask()) return nullptr;
+  std::shared_ptr<const ViewPixels> px = entry(i);
+  if (px->mask.data.empty()) return nullptr;
+  return std::shared_ptr<const Image8>(px, &px->mask);
 }
 
 bool ImageCache::preload_if_fits() {

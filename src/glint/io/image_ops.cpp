@@ -88,6 +88,40 @@ Image8 to_rgba(const Image8& src) {
   return out;
 }
 
+Image8 drop_alpha(const Image8& src) {
+  if (src.channels == 3) return src;
+  Image8 out;
+  out.width = src.width;
+  out.height = src.height;
+  out.channels = 3;
+  const std::size_t n = static_cast<std::size_t>(src.width) * src.height;
+  out.data.resize(n * 3);
+  const bool grey = src.channels <= 2;
+  for (std::size_t p = 0; p < n; ++p)
+    for (int c = 0; c < 3; ++c) out.data[p * 3 + c] = src.data[p * src.channels + (grey ? 0 : c)];
+  return out;
+}
+
+Image8 channel_plane(const Image8& src, int c) {
+  Image8 out;
+  out.width = src.width;
+  out.height = src.height;
+  out.channels = 1;
+  const std::size_t n = static_cast<std::size_t>(src.width) * src.height;
+  out.data.resize(n);
+  for (std::size_t p = 0; p < n; ++p) out.data[p] = src.data[p * src.channels + c];
+  return out;
+}
+
+Image8 mask_plane(const Image8& src) {
+  if (src.channels <= 2) return src.channels == 1 ? src : channel_plane(src, 0);
+  Image8 out = channel_plane(src, 0);
+  const std::size_t n = out.data.size();
+  for (std::size_t p = 0; p < n; ++p)
+    out.data[p] = std::max({src.data[p * src.channels], src.data[p * src.channels + 1], src.data[p * src.channels + 2]});
+  return out;
+}
+
 namespace {
 // The opaque and RGBA rows of composite_float_into, built for AVX-512, AVX2 and baseline
 // x86-64 (this file has no FMA contraction, so all give the same bits). Training converts a

@@ -20,6 +20,15 @@ Image8 to_rgb(const Image8& src, const std::array<float, 3>& background);
 // Grey+alpha or RGBA as RGBA (straight alpha kept).
 Image8 to_rgba(const Image8& src);
 
+// The colour without its alpha, not composited (grey becomes RGB): what --alpha-mask trains
+// on, the alpha being the mask.
+Image8 drop_alpha(const Image8& src);
+// One channel: channel `c` of every pixel (an image's alpha, for --alpha-mask).
+Image8 channel_plane(const Image8& src, int c);
+// A mask file's weight plane: grey as it is (a grey+alpha file's grey), colour as the
+// largest of R, G and B, so that only black (0) means "ignore".
+Image8 mask_plane(const Image8& src);
+
 // Straight-alpha RGBA over a background colour, as floats in [0,1] (RGB input: converted).
 ImageF composite_float(const Image8& src, const std::array<float, 3>& background);
 // The same into `out`, whose storage is reused when it already has the size (training

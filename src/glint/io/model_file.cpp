@@ -7,6 +7,7 @@
 #include "glint/core/error.h"
 #include "glint/io/ply.h"
 #include "glint/io/splat.h"
+#include "glint/io/spz.h"
 
 namespace glint {
 
@@ -15,19 +16,35 @@ ModelFormat model_format_for(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext == ".ply") return ModelFormat::Ply;
   if (ext == ".splat") return ModelFormat::Splat;
-  if (ext.empty()) throw Error(path, "no file extension; expected .ply or .splat");
-  throw Error(path, "unknown splat file type '" + ext + "'; expected .ply or .splat");
+  if (ext == ".spz") return ModelFormat::Spz;
+  if (ext.empty()) throw Error(path, "no file extension; expected .ply, .splat or .spz");
+  throw Error(path, "unknown splat file type '" + ext + "'; expected .ply, .splat or .spz");
 }
 
-const char* model_format_name(ModelFormat f) { return f == ModelFormat::Ply ? "PLY" : ".splat"; }
+const char* model_format_name(ModelFormat f) {
+  switch (f) {
+    case ModelFormat::Ply: return "PLY";
+    case ModelFormat::Splat: return ".splat";
+    case ModelFormat::Spz: return ".spz";
+  }
+  return "?";
+}
 
 GaussianModel load_model(const std::string& path) {
-  return model_format_for(path) == ModelFormat::Ply ? read_ply(path) : read_splat(path);
+  switch (model_format_for(path)) {
+    case ModelFormat::Ply: return read_ply(path);
+    case ModelFormat::Splat: return read_splat(path);
+    case ModelFormat::Spz: return read_spz(path);
+  }
+  return {};
 }
 
 void save_model(const std::string& path, const GaussianModel& m) {
-  if (model_format_for(path) == ModelFormat::Ply) write_ply(path, m);
-  else write_splat(path, m);
+  switch (model_format_for(path)) {
+    case ModelFormat::Ply: write_ply(path, m); break;
+    case ModelFormat::Splat: write_splat(path, m); break;
+    case ModelFormat::Spz: write_spz(path, m); break;
+  }
 }
 
 }  // namespace glint

@@ -1,16 +1,16 @@
 #pragma once
-// Splat files by name: the extension (.ply / .splat, any case) picks the format.
+// Splat files by name: the extension (.ply / .splat / .spz, any case) picks the format.
 #include <string>
 
 #include "glint/core/gaussians.h"
 
 namespace glint {
 
-enum class ModelFormat { Ply, Splat };
+enum class ModelFormat { Ply, Splat, Spz };
 
 // The format for a path's extension; throws glint::Error(path, ...) for any other extension.
 ModelFormat model_format_for(const std::string& path);
-// "PLY" or ".splat", for messages.
+// "PLY", ".splat" or ".spz", for messages.
 const char* model_format_name(ModelFormat f);
 
 GaussianModel load_model(const std::string& path);

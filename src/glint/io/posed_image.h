@@ -11,6 +11,8 @@ namespace glint {
 struct PosedImage {
   std::string name;  // file name as the dataset lists it
   std::string path;  // resolved path on disk
+  std::string mask_path;  // the image's mask file (a dataset's own, or found in a masks folder), or empty
+  int channels = 0;       // of the image file, once its header has been read
   SourceCamera lens;  // width/height 0 = not given by the dataset: taken from the image
   bool focal_from_fov = false;  // fx/fy/cx/cy still to be derived from fov_x/fov_y and the size
   double fov_x = 0, fov_y = 0;  // radians, when focal_from_fov

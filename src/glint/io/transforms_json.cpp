@@ -63,6 +63,9 @@ TransformsFile read_transforms_json(const std::string& path) {
     PosedImage pi;
     pi.name = frame["file_path"].get<std::string>();
     pi.path = resolve_image(base, pi.name);
+    // nerfstudio's per-frame mask (black = ignore)
+    if (frame.contains("mask_path") && frame["mask_path"].is_string())
+      pi.mask_path = (base / frame["mask_path"].get<std::string>()).lexically_normal().string();
     what = path + ": frame '" + pi.name + "'";
 
     if (!frame.contains("transform_matrix")) throw Error(what, "missing 'transform_matrix'");

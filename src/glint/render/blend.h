@@ -24,7 +24,8 @@ GLINT_HD inline float bits_to_float(int i) {
 // exp(x) = 2^(x log2 e) for x in [-87, 88] (clamped outside): 2^n times a degree-5
 // polynomial for 2^f, f in [-1/2, 1/2] (Chebyshev fit, relative error 1.0e-7), made of
 // plain arithmetic so it vectorises; identical on every path that compiles it without FMA
-// contraction. Cheaper than the Cephes form (no two-step reduction), which matters because
+// contraction. The CUDA rasterizer compiles it with contraction (--fmad=true): there it
+// rounds differently, within the renders' tolerances. Cheaper than the Cephes form (no two-step reduction), which matters because
 // the blend kernels evaluate one per splat-pixel pair.
 inline constexpr float kExp2C0 = 1.000000075e+00f, kExp2C1 = 6.931471880e-01f, kExp2C2 = 2.402210749e-01f,
                        kExp2C3 = 5.550357114e-02f, kExp2C4 = 9.676031918e-03f, kExp2C5 = 1.339086336e-03f;

@@ -20,8 +20,18 @@ EvalReport evaluate(const GaussianModel& model, const std::vector<View>& views, 
     ImageF target = to_float(*images.get(i));
     ViewScore s;
     s.name = views[i].camera.name;
-    s.psnr = psnr(out.rgb, target);
-    s.ssim = ssim_metric(out.rgb, target);
+    if (const std::shared_ptr<const Image8> mask = images.get_mask(i)) {
+      s.masked = true;
+      double sum = 0;
+      for (std::uint8_t v : mask->data) sum += v / 255.0;
+      s.mask_coverage = mask->data.empty() ? 0.0 : sum / static_cast<double>(mask->data.size());
+      s.psnr = psnr_masked(out.rgb, target, *mask);
+      s.ssim = ssim_masked(out.rgb, target, *mask);
+      ++report.masked_views;
+    } else {
+      s.psnr = psnr(out.rgb, target);
+      s.ssim = ssim_metric(out.rgb, target);
+    }
     s.render_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     report.mean_psnr += s.psnr;
     report.mean_ssim += s.ssim;

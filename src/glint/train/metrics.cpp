@@ -63,6 +63,51 @@ double ssim_metric(const Image8& a, const Image8& b) {
   return ssim_impl(a.data, b.data, a.width, a.height, a.channels, 1.0 / 255.0);
 }
 
+namespace {
+void check_mask(const ImageF& a, const Image8& mask, const char* what) {
+  if (mask.width != a.width || mask.height != a.height || mask.channels != 1 ||
+      mask.data.size() != static_cast<std::size_t>(a.width) * a.height)
+    throw Error(std::string(what) + ": the mask is " + std::to_string(mask.width) + "x" + std::to_string(mask.height) +
+                "x" + std::to_string(mask.channels) + ", the images " + std::to_string(a.width) + "x" +
+                std::to_string(a.height));
+}
+}  // namespace
+
+double psnr_masked(const ImageF& a, const ImageF& b, const Image8& mask) {
+  check_sizes(a, b, "psnr");
+  check_mask(a, mask, "psnr");
+  const int c = a.channels;
+  double se = 0, wsum = 0;
+  for (std::size_t p = 0; p < mask.data.size(); ++p) {
+    const double w = mask.data[p] / 255.0;
+    wsum += w;
+    for (int k = 0; k < c; ++k) {
+      const double d = static_cast<double>(a.data[p * c + k]) - static_cast<double>(b.data[p * c + k]);
+      se += w * d * d;
+    }
+  }
+  if (!(wsum > 0) || se == 0) return std::numeric_limits<double>::infinity();
+  return 10.0 * std::log10(1.0 / (se / (c * wsum)));
+}
+
+double ssim_masked(const ImageF& a, const ImageF& b, const Image8& mask) {
+  check_sizes(a, b, "ssim");
+  check_mask(a, mask, "ssim");
+  const int c = a.channels;
+  std::vector<double> w(mask.data.size()), da(a.data.size()), db(b.data.size());
+  double wsum = 0;
+  for (std::size_t p = 0; p < w.size(); ++p) {
+    w[p] = mask.data[p] / 255.0;
+    wsum += w[p];
+    for (int k = 0; k < c; ++k) {
+      da[p * c + k] = w[p] * a.data[p * c + k];
+      db[p * c + k] = w[p] * b.data[p * c + k];
+    }
+  }
+  const SsimWeights<double> sw{w.data(), wsum};
+  return ssim<double>(da.data(), db.data(), a.width, a.height, c, nullptr, nullptr, nullptr, &sw);
+}
+
 void clamp01(ImageF& im) {
   for (float& v : im.data) v = std::clamp(v, 0.f, 1.f);
 }

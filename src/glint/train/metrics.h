@@ -15,6 +15,14 @@ double psnr(const Image8& a, const Image8& b);
 double ssim_metric(const ImageF& a, const ImageF& b);
 double ssim_metric(const Image8& a, const Image8& b);
 
+// The same over the pixels a mask keeps (mask: one channel at the images' size, value / 255
+// weighting each pixel, 0 = ignored), as the training loss weighs them (train/loss.h): MSE
+// as sum_p w_p sum_c (a - b)^2 / (c sum w); SSIM as the w-weighted mean of the SSIM map of
+// w a against w b, so that nothing under a zero weight changes either. A mask of zeros
+// only: PSNR +infinity, SSIM 1.
+double psnr_masked(const ImageF& a, const ImageF& b, const Image8& mask);
+double ssim_masked(const ImageF& a, const ImageF& b, const Image8& mask);
+
 // (8-bit -> float conversion: to_float in io/image_ops.h.)
 // Clamps every value into [0, 1] in place.
 void clamp01(ImageF& im);

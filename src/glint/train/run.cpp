@@ -28,8 +28,16 @@ double peak_rss_mb() {
 
 nlohmann::json report_json(const EvalReport& r) {
   nlohmann::json views = nlohmann::json::array();
-  for (const auto& v : r.views) views.push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
-  return {{"mean_psnr", r.mean_psnr}, {"mean_ssim", r.mean_ssim}, {"views", views}};
+  for (const auto& v : r.views) {
+    nlohmann::json j = {{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}};
+    if (v.masked) j["mask_coverage"] = v.mask_coverage;
+    views.push_back(j);
+  }
+  nlohmann::json j = {{"mean_psnr", r.mean_psnr}, {"mean_ssim", r.mean_ssim}, {"views", views}};
+  // masked views are scored on the pixels their masks keep (train/evaluate.h)
+  if (r.masked_views > 0) j["masked_views"] = r.masked_views;
+  j["scored_pixels"] = r.masked_views == 0 ? "all" : "unmasked only";
+  return j;
 }
 
 }  // namespace
@@ -143,6 +151,7 @@ RunResult TrainingRun::run(RunObserver& observer, const std::atomic<bool>& stop)
 
   save_trained(ply);
   if (options_.write_splat) save_trained((fs::path(paths_.out) / "scene.splat").string());
+  if (options_.write_spz) save_trained((fs::path(paths_.out) / "scene.spz").string());
   std::vector<Camera> cams;
   for (const auto* split : {&data_.train, &data_.test})
     for (const View& v : *split) cams.push_back(v.camera);

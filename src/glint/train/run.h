@@ -6,7 +6,7 @@
 // and reports what happens to an observer: the CLI's progress bar, a live viewer, a test.
 //
 // Files written into `out` (each atomically):
-//   scene.ply (and scene.splat with write_splat), cameras.json (every train and test
+//   scene.ply (and scene.splat / scene.spz with write_splat / write_spz), cameras.json (every train and test
 //   camera), eval.json (scores, timings, options), checkpoint.glintckp or checkpoint_path.
 #include <atomic>
 #include <functional>

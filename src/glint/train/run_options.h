@@ -37,6 +37,7 @@ struct RunOptions {
   long save_every = 0;  // checkpoint every N steps (0: only when interrupted)
   std::size_t image_cache_mb = 4096;
   bool write_splat = false;  // also scene.splat
+  bool write_spz = false;    // also scene.spz
   // Threads of the step loop. 0: OpenMP's count (OMP_NUM_THREADS or every core) on an idle
   // machine, fewer when measured faster (core/thread_governor.h); N > 0: always N.
   int threads = 0;

@@ -338,6 +338,16 @@ void grad_row(double inv, const double* m0, const double* m1, const double* m2, 
   grad_row_impl(inv, m0, m1, m2, a, b, n, grad, fold);
 }
 
+// Weights of a row's values (one weight a pixel, c values a pixel) applied in place to up to
+// four rows (masks: SsimWeights); null rows are skipped.
+template <class T>
+void weight_rows(const T* wrow, int c, long n, T* r0, T* r1, T* r2, T* r3) {
+  for (T* r : {r0, r1, r2, r3}) {
+    if (!r) continue;
+    for (long j = 0; j < n; ++j) r[j] *= wrow[j / c];
+  }
+}
+
 // The three derivative planes of the SSIM map (d_mu1, d_e11, d_e12), laid out so that the
 // gradient's blur reads their rows in place: every row has kRadius * c zeros on either side
 // (one run of them between rows), saving the copy of each row into a padded scratch row.
@@ -365,22 +375,23 @@ struct PaddedPlanes {
 // The mean of the SSIM map from its row sums and, when grad_a is given, the gradient.
 template <class T>
 double ssim_finish(const T* a, const T* b, int w, int h, int c, T* grad_a, const PaddedPlanes<T>& planes,
-                   const std::vector<double>& row_sums, const SsimL1Fold<T>* fold) {
-  const long count = static_cast<long>(w) * h * c;
+                   const std::vector<double>& row_sums, const SsimL1Fold<T>* fold, const SsimWeights<T>* weights) {
+  const double count = weights ? c * weights->sum : static_cast<double>(static_cast<long>(w) * h * c);
   const long row = static_cast<long>(w) * c;
   double total = 0;
   for (int y = 0; y < h; ++y) total += row_sums[y];
-  const double mean = total / static_cast<double>(count);
+  const double mean = total / count;
 
   if (grad_a) {
     // d mean / d a[q] = (1/count) [blur(d_mu1) + 2 a blur(d_e11) + b blur(d_e12)](q):
     // the blur is self-adjoint (symmetric window, zero padding).
-    const T inv = static_cast<T>(1.0 / static_cast<double>(count));
+    const T inv = static_cast<T>(1.0 / count);
     for_bands<T>(w, h, c, 3, [&](int y0, int y1, const BlurScratch<T>& sc) {
       const auto in = [&](int yy, int k, T*) { return static_cast<const T*>(planes.row_of(k, yy)); };
       const auto out = [&](int y, const std::array<T*, 3>& m) {
         const long o = y * row;
         grad_row(inv, m[0], m[1], m[2], a + o, b + o, row, grad_a + o, fold);
+        if (weights) weight_rows<T>(weights->w + static_cast<long>(y) * w, c, row, grad_a + o, nullptr, nullptr, nullptr);
         if (fold)
           fold->l1_rows[y] = abs_diff_row_sum(a + o, b + o, row);
       };
@@ -402,10 +413,15 @@ SsimBlur active_ssim_blur() {
 
 template <class T>
 double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetStats<T>* stats,
-            const SsimL1Fold<T>* fold) {
+            const SsimL1Fold<T>* fold, const SsimWeights<T>* weights) {
   if (fold && !grad_a) throw Error("ssim: an L1 fold needs a gradient");
   if (w <= 0 || h <= 0 || c <= 0) return 1.0;
   const long row = static_cast<long>(w) * c;
+  if (weights && !(weights->sum > 0)) {  // every pixel masked: nothing to compare
+    if (grad_a) std::fill(grad_a, grad_a + row * h, T(0));
+    if (fold) std::fill(fold->l1_rows, fold->l1_rows + h, 0.0);
+    return 1.0;
+  }
   const T C1 = static_cast<T>(kSsimC1), C2 = static_cast<T>(kSsimC2);
 
   // The derivatives of each pixel's SSIM w.r.t. its blurred moments mu1, e11 and e12, for
@@ -420,6 +436,9 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
     T* v = sc.value;  // the row's SSIM values
     map_row(m, C1, C2, row, v, grad_a ? planes.row_of(0, y) : nullptr, grad_a ? planes.row_of(1, y) : nullptr,
             grad_a ? planes.row_of(2, y) : nullptr);
+    if (weights)
+      weight_rows<T>(weights->w + static_cast<long>(y) * w, c, row, v, grad_a ? planes.row_of(0, y) : nullptr,
+                     grad_a ? planes.row_of(1, y) : nullptr, grad_a ? planes.row_of(2, y) : nullptr);
     row_sums[y] = row_sum(row, [v](long j) { return static_cast<double>(v[j]); });
   };
   if (stats && stats->filled_for(w, h, c)) {
@@ -437,11 +456,11 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
       };
       blur_band<T, 3>(y0, y1, w, h, c, sc, in, out);
     });
-    return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold);
+    return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold, weights);
   }
   if (stats) {
     fill_ssim_target_stats(b, w, h, c, *stats);
-    return ssim(a, b, w, h, c, grad_a, stats, fold);
+    return ssim(a, b, w, h, c, grad_a, stats, fold, weights);
   }
   // Blur of a, b, a*a, b*b, a*b (the products made row by row), then the SSIM map of
   // each output row.
@@ -453,7 +472,7 @@ double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a, SsimTargetSt
     const auto out = [&](int y, const std::array<T*, 5>& m) { map_out(y, sc, m.data()); };
     blur_band<T, 5>(y0, y1, w, h, c, sc, in, out);
   });
-  return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold);
+  return ssim_finish(a, b, w, h, c, grad_a, planes, row_sums, fold, weights);
 }
 
 template <class T>
@@ -482,12 +501,12 @@ void fill_ssim_target_stats(const T* b, int w, int h, int c, SsimTargetStats<T>&
 template void fill_ssim_target_stats<float>(const float*, int, int, int, SsimTargetStats<float>&);
 template void fill_ssim_target_stats<double>(const double*, int, int, int, SsimTargetStats<double>&);
 template double ssim<float>(const float*, const float*, int, int, int, float*, SsimTargetStats<float>*,
-                            const SsimL1Fold<float>*);
+                            const SsimL1Fold<float>*, const SsimWeights<float>*);
 template double ssim<double>(const double*, const double*, int, int, int, double*, SsimTargetStats<double>*,
-                             const SsimL1Fold<double>*);
+                             const SsimL1Fold<double>*, const SsimWeights<double>*);
 
 double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a, SsimTargetStats<float>* stats,
-            const SsimL1Fold<float>* fold) {
+            const SsimL1Fold<float>* fold, const SsimWeights<float>* weights) {
   if (a.width != b.width || a.height != b.height || a.channels != b.channels ||
       a.data.size() != b.data.size())
     throw Error("ssim: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + "x" +
@@ -497,7 +516,7 @@ double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a, SsimTargetStats<fl
                  grad_a->data.size() != a.data.size()))
     *grad_a = ImageF(a.width, a.height, a.channels);
   return ssim<float>(a.data.data(), b.data.data(), a.width, a.height, a.channels,
-                     grad_a ? grad_a->data.data() : nullptr, stats, fold);
+                     grad_a ? grad_a->data.data() : nullptr, stats, fold, weights);
 }
 
 }  // namespace glint

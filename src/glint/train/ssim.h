@@ -46,20 +46,31 @@ struct SsimL1Fold {
   double* l1_rows;  // [h]
 };
 
+// Per-pixel weights of the mean (masks: train/loss.h): w [h * w] in [0, 1], and their sum.
+// The mean becomes sum_p w_p SSIM_pc / (c sum w), and grad_a receives its derivative times
+// w_p: for a = w x (the masked loss passes images multiplied by their weights), the
+// derivative with respect to x. A pixel of weight 0 adds nothing to either. With a zero
+// sum the mean is 1 and the gradient 0.
+template <class T>
+struct SsimWeights {
+  const T* w;
+  double sum;
+};
+
 // Mean SSIM of interleaved images a and b (width w, height h, c channels). When grad_a is
 // given (same layout as a) it receives d(mean SSIM)/d(a). The mean is accumulated in double
 // in a fixed order, so the result does not depend on the thread count.
 // stats, when given: filled for (w, h, c), they must be b's, and b's blur is read from them;
 // otherwise they are filled from this call. Either way the result has the same bits.
 // Instantiated for float (training) and double (evaluation, test references).
-// fold: only with grad_a.
+// fold: only with grad_a (with weights, its terms are weighted as SSIM's are).
 template <class T>
 double ssim(const T* a, const T* b, int w, int h, int c, T* grad_a = nullptr, SsimTargetStats<T>* stats = nullptr,
-            const SsimL1Fold<T>* fold = nullptr);
+            const SsimL1Fold<T>* fold = nullptr, const SsimWeights<T>* weights = nullptr);
 
 // The same on ImageF; the images must have equal sizes (glint::Error otherwise). grad_a is
 // resized to match a.
 double ssim(const ImageF& a, const ImageF& b, ImageF* grad_a = nullptr, SsimTargetStats<float>* stats = nullptr,
-            const SsimL1Fold<float>* fold = nullptr);
+            const SsimL1Fold<float>* fold = nullptr, const SsimWeights<float>* weights = nullptr);
 
 }  // namespace glint

@@ -32,6 +32,13 @@ class CpuTrainingSession final : public TrainingSession {
     view_ = view;
     const TargetView t = target_view(setup_, view, factor);
     composite_float_into(t.pixels(), bg, target_);
+    // a masked view's target is multiplied by its weights once here (train/loss.h)
+    masked_ = t.mask_pixels() != nullptr;
+    if (masked_) {
+      weights_.sum = mask_weights(*t.mask_pixels(), weight_values_);
+      weights_.w = weight_values_.data();
+      apply_weights(target_, weights_.w);
+    }
     fixed_target_ = factor == 1 && !setup_.random_background;
     camera_ = t.camera;
     return t.camera;
@@ -44,7 +51,8 @@ class CpuTrainingSession final : public TrainingSession {
   }
 
   double photometric_loss() override {
-    const LossValue loss = glint::photometric_loss(out_.rgb, target_, &d_rgb_, setup_.loss, kept_ssim_stats());
+    const LossValue loss = glint::photometric_loss(out_.rgb, target_, &d_rgb_, setup_.loss, kept_ssim_stats(),
+                                                   masked_ ? &weights_ : nullptr);
     gin_.d_rgb = d_rgb_.data.data();
     return loss.total;
   }
@@ -116,7 +124,10 @@ class CpuTrainingSession final : public TrainingSession {
   std::size_t view_ = 0;
   bool fixed_target_ = false;
   Camera camera_;
-  ImageF target_;  // the step's image over its background
+  ImageF target_;  // the step's image over its background (times its weights when masked)
+  bool masked_ = false;
+  std::vector<float> weight_values_;  // the step's mask as loss weights
+  LossWeights weights_;
   RenderSettings settings_;
   RenderOutput out_;
   RenderGradIn gin_;
@@ -185,6 +196,11 @@ void CpuTrainingSession::fill_ssim_targets() {
       const std::shared_ptr<const Image8> image = setup_.images->get(v);
       ImageF target;
       composite_float_into(*image, data.background, target);
+      if (const std::shared_ptr<const Image8> mask = setup_.images->get_mask(v)) {  // as set_target weights it
+        std::vector<float> w;
+        mask_weights(*mask, w);
+        apply_weights(target, w.data());
+      }
       fill_ssim_target_stats(target.data.data(), target.width, target.height, target.channels, ssim_stats_[v]);
     } catch (...) {
       errors[v] = std::current_exception();

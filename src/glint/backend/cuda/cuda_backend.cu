@@ -18,6 +18,7 @@
 #include "glint/backend/cuda/device_training_session.h"
 #include "glint/backend/cuda/forward_stages.h"
 #include "glint/backend/cuda/frame_output.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/core/error.h"
 #include "glint/render/view.h"
 
@@ -144,7 +145,7 @@ void CudaBackend::forward_into(const GaussianModel& model, const Camera& camera,
   if (model.means.size() != 3 * n || model.log_scales.size() != 3 * n || model.quats.size() != 4 * n ||
       model.sh_dc.size() != 3 * n || model.sh_rest.size() != std::size_t(kShRestCoeffs) * 3 * n)
     throw Error("rasterizer: GaussianModel arrays have inconsistent sizes");
-  if (n > std::size_t(1) << 30) throw Error("rasterizer: too many splats for the CUDA backend");
+  cuda::check_size("splats", n, cuda::kMaxSplats);
   if (camera.width <= 0 || camera.height <= 0 || !(camera.fx > 0) || !(camera.fy > 0))
     throw Error("rasterizer: camera '" + camera.name + "' has no valid size or focal length");
   out.saved.reset();

@@ -10,6 +10,7 @@
 
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_buffer.h"
+#include "glint/backend/cuda/indexing.h"
 
 #if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
@@ -25,10 +26,14 @@ namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
 // out[i] = in[0] + ... + in[i - 1] for i < n; scratch grows as the algorithm needs. 32-bit
-// counts, or 64-bit fixed-point weights (exact in any summation order).
+// counts whose total stays below 2^32 (flags of rows), or 64-bit ones (tile counts, whose
+// total can pass it, and fixed-point weights: exact in any summation order). The sum is
+// accumulated in T.
 template <class T>
-inline void exclusive_sum(const T* in, T* out, std::uint32_t n, DeviceBuffer<unsigned char>& scratch) {
+inline void exclusive_sum(const T* in, T* out, std::size_t n_values, DeviceBuffer<unsigned char>& scratch) {
   static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>, "unsigned 32- or 64-bit sums");
+  check_size("values in one scan", n_values, kMaxRows);
+  const auto n = static_cast<std::uint32_t>(n_values);
   if (n == 0) return;
 #if defined(__CUDACC__)
   std::size_t bytes = 0;
@@ -43,7 +48,9 @@ inline void exclusive_sum(const T* in, T* out, std::uint32_t n, DeviceBuffer<uns
 
 // keys_out/values_out = the m pairs sorted by key, ties in input order.
 inline void sort_pairs(const std::uint64_t* keys_in, std::uint64_t* keys_out, const std::uint32_t* values_in,
-                       std::uint32_t* values_out, std::uint32_t m, DeviceBuffer<unsigned char>& scratch) {
+                       std::uint32_t* values_out, std::size_t m_pairs, DeviceBuffer<unsigned char>& scratch) {
+  check_size("pairs in one sort", m_pairs, kMaxInstances);
+  const auto m = static_cast<std::uint32_t>(m_pairs);
   if (m == 0) return;
 #if defined(__CUDACC__)
   std::size_t bytes = 0;

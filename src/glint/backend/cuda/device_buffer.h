@@ -75,8 +75,8 @@ class DeviceBuffer {
   }
   std::size_t size() const { return size_; }
   T* data() const { return data_; }
-  DeviceSpan<T> span() const { return {data_, static_cast<std::uint32_t>(size_)}; }
-  DeviceSpan<const T> cspan() const { return {data_, static_cast<std::uint32_t>(size_)}; }
+  DeviceSpan<T> span() const { return {data_, size_}; }
+  DeviceSpan<const T> cspan() const { return {data_, size_}; }
 
  private:
   void release() {

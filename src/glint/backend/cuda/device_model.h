@@ -9,6 +9,7 @@
 
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_buffer.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/splat_geometry.h"
 #include "glint/train/splat_set.h"
 
@@ -25,9 +26,11 @@ struct DeviceModel {
             params[kOpacity].cspan(), params[kShDc].cspan(),      params[kShRest].cspan()};
   }
 
-  // Every array of `set` (which must be consistent: SplatSet::check_consistent).
+  // Every array of `set` (which must be consistent: SplatSet::check_consistent, and no
+  // larger than the backend indexes, kMaxSplats: refused before allocating).
   void upload_from(const SplatSet& set) {
     set.check_consistent();
+    check_size("splats", set.size(), kMaxSplats);
     n = set.size();
     for (int g = 0; g < kNumParamGroups; ++g) {
       const auto gi = static_cast<std::size_t>(g);

@@ -16,9 +16,9 @@ inline namespace GLINT_CUDA_NS {
 template <class T>
 struct DeviceSpan {
   T* data = nullptr;
-  std::uint32_t size = 0;  // elements
+  std::uint64_t size = 0;  // elements: buffers of 2^32 and more values are real (indexing.h)
 
-  GLINT_HD T& operator[](std::uint32_t i) const { return data[i]; }
+  GLINT_HD T& operator[](std::uint64_t i) const { return data[i]; }
   // The read-only view a kernel that only reads takes (its parameter is DeviceSpan<const T>).
   DeviceSpan<const T> as_const() const { return {data, size}; }
 };

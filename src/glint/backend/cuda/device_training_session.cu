@@ -20,6 +20,7 @@
 #include "glint/backend/cuda/loss_stages.h"
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/refine_stages.h"
+#include "glint/backend/cuda/target_stage.h"
 #include "glint/backend/cuda/train_stages.h"
 #include "glint/core/error.h"
 #include "glint/backend/target_view.h"
@@ -117,6 +118,14 @@ class DeviceTrainingSession final : public TrainingSession {
   std::vector<DeviceBuffer<std::uint8_t>> images_;
   std::vector<std::array<int, 3>> image_dims_;  // width, height, channels
   DeviceBuffer<std::uint8_t> staging_;           // a streamed or downscaled view
+  // the training views' masks (one channel, 8-bit; empty for a view without one), uploaded
+  // with the images; and the step's, streamed or downscaled
+  std::vector<DeviceBuffer<std::uint8_t>> masks_;
+  DeviceBuffer<std::uint8_t> mask_staging_;
+  // the step's loss weights when its view has a mask (train/loss.h), and their sum
+  bool masked_ = false;
+  DeviceBuffer<float> weight_;
+  double weight_sum_ = 0;
   // the step's device state, kept across steps (grown, never shrunk)
   Camera camera_;
   int target_w_ = 0, target_h_ = 0;
@@ -138,23 +147,27 @@ void DeviceTrainingSession::upload_images() {
   const std::vector<View>& views = setup_.dataset->train;
   std::size_t bytes = 0;
   for (const View& v : views)
-    bytes += 4 * static_cast<std::size_t>(v.camera.width) * static_cast<std::size_t>(v.camera.height);
+    bytes += (4 + (v.has_mask() ? 1 : 0)) * static_cast<std::size_t>(v.camera.width) *
+             static_cast<std::size_t>(v.camera.height);
   if (bytes > (setup_.device_images_mb << 20)) return;  // streamed: set_target uploads the step's view
   images_.resize(views.size());
+  masks_.resize(views.size());
   image_dims_.resize(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const std::shared_ptr<const Image8> img = setup_.images->get(i);
     upload(images_[i], img->data);
     image_dims_[i] = {img->width, img->height, img->channels};
+    if (const std::shared_ptr<const Image8> mask = setup_.images->get_mask(i)) upload(masks_[i], mask->data);
   }
 }
 
 Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std::array<float, 3>& bg) {
   Camera cam = setup_.dataset->train[view].camera;
-  DeviceSpan<const std::uint8_t> src;
+  DeviceSpan<const std::uint8_t> src, mask;
   std::array<int, 3> dims{};
   if (view < images_.size()) {
     src = images_[view].cspan();
+    mask = masks_[view].cspan();
     dims = image_dims_[view];
     if (factor > 1) {  // coarse-to-fine: area downscaled on the device, as target_view does on the host
       cam = cam.scaled_to(std::max(1, cam.width / factor), std::max(1, cam.height / factor));
@@ -165,6 +178,11 @@ Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std
       if (dims[0] != full[0] || dims[1] != full[1]) {
         device_area_downscale(src, full[0], full[1], full[2], dims[0], dims[1], staging_.span());
         src = staging_.cspan();
+        if (mask.size > 0) {
+          mask_staging_.resize(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]));
+          device_area_downscale(mask, full[0], full[1], 1, dims[0], dims[1], mask_staging_.span());
+          mask = mask_staging_.cspan();
+        }
       }
     }
   } else {  // streamed: the view (downscaled on the host as the CPU session does) goes up
@@ -174,11 +192,21 @@ Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std
     upload(staging_, img.data);
     src = staging_.cspan();
     dims = {img.width, img.height, img.channels};
+    if (const Image8* m = t.mask_pixels()) {
+      upload(mask_staging_, m->data);
+      mask = mask_staging_.cspan();
+    }
   }
   target_w_ = dims[0];
   target_h_ = dims[1];
   target_.resize(3 * static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]));
   device_target(src, dims[0], dims[1], dims[2], bg, target_.span());
+  // a masked view: its weights, and the target multiplied by them (train/loss.h)
+  masked_ = mask.size > 0;
+  if (masked_) {
+    weight_.resize(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]));
+    weight_sum_ = device_mask_weights(mask, weight_.span(), target_.span(), 3, loss_);
+  }
   camera_ = cam;
   return cam;
 }
@@ -188,7 +216,6 @@ void DeviceTrainingSession::render(const RenderSettings& settings) {
     throw Error("CUDA training", std::string("the device renderer does not draw ") + what);
   if (camera_.width <= 0 || camera_.height <= 0 || !(camera_.fx > 0) || !(camera_.fy > 0))
     throw Error("rasterizer: camera '" + camera_.name + "' has no valid size or focal length");
-  if (dev_.n > std::size_t(1) << 30) throw Error("rasterizer: too many splats for the CUDA backend");
   settings_ = settings;
   const int degree =
       std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : host_.model.sh_degree, 0, kMaxShDegree);
@@ -204,7 +231,8 @@ double DeviceTrainingSession::photometric_loss() {
   if (target_w_ != camera_.width || target_h_ != camera_.height)
     throw Error("CUDA training: the target's size differs from the camera's");
   const LossValue v = device_photometric_loss(frame_.rgb.cspan(), target_.cspan(), camera_.width, camera_.height, 3,
-                                              setup_.loss.lambda_dssim, d_rgb_.span(), loss_);
+                                              setup_.loss.lambda_dssim, d_rgb_.span(), loss_,
+                                              masked_ ? weight_.cspan() : DeviceSpan<const float>{}, weight_sum_);
   return v.total;
 }
 

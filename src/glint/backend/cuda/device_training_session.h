@@ -8,8 +8,9 @@
 // the device and against the emulator for the tests (emulated/), the same code.
 //
 // ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and growth and
-// coarse-to-fine's downscaling run on the device too (refine_stages.h, loss_stage.h), with
-// counter-based random numbers: the decisions are the CPU's, the random draws differ from
+// coarse-to-fine's downscaling run on the device too (refine_stages.h, target_stage.h), with
+// counter-based random numbers: the decisions are the CPU's (on a device, but for splats
+// within a few ulps of an opacity threshold: refine_stages.h), the random draws differ from
 // the CPU's sequential generator but follow the same distributions. With
 // refine_on_host the session instead downloads the arrays at the steps those schedules act
 // on, runs train/'s CPU code on them and uploads them again: the CPU session's bits. Views

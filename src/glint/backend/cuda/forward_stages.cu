@@ -1,18 +1,25 @@
 #include "glint/backend/cuda/forward_stages.h"
 
+#include <string>
+
 #include "glint/backend/cuda/device_algorithms.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/blend_backward_kernel.h"
 #include "glint/backend/cuda/kernels/blend_kernel.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
 #include "glint/backend/cuda/kernels/tile_list_kernels.h"
 #include "glint/backend/cuda/launch.h"
+#include "glint/core/error.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
 
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& f, std::uint32_t aov_flags, bool stop_at_median) {
-  const std::uint32_t n = geometry.opacity_logits.size;
+  check_size("splats", geometry.opacity_logits.size, kMaxSplats);
+  const auto n = static_cast<std::uint32_t>(geometry.opacity_logits.size);
+  const auto pixels = static_cast<std::uint64_t>(view.width) * static_cast<std::uint64_t>(view.height);
+  check_size("pixels in a frame", pixels, kMaxPixels);
   f.view = view;
   f.sh_degree = sh_degree;
   f.antialiased = antialiased;
@@ -22,12 +29,15 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.radii.resize(n);
   launch(splat_radii_kernel, shape_for(n), f.splats.cspan(), f.radii.span());
 
-  // offsets[i] = sum of counts before i; offsets[n] = instances (count n + 1 values, the last 0)
-  f.counts.resize(n + 1);
-  f.offsets.resize(n + 1);
-  launch(tile_counts_kernel, shape_for(n + 1), f.splats.cspan(), f.counts.span());
-  exclusive_sum(f.counts.data(), f.offsets.data(), n + 1, f.scratch);
-  f.instances = download_value(f.offsets.data() + n);
+  // offsets[i] = sum of counts before i; offsets[n] = instances (count n + 1 values, the
+  // last 0), in 64 bits: a total past what the slots index is refused, not wrapped
+  f.counts.resize(std::size_t{n} + 1);
+  f.offsets.resize(std::size_t{n} + 1);
+  launch(tile_counts_kernel, shape_for(std::size_t{n} + 1), f.splats.cspan(), f.counts.span());
+  exclusive_sum(f.counts.data(), f.offsets.data(), std::size_t{n} + 1, f.scratch);
+  const std::uint64_t total = download_value(f.offsets.data() + n);
+  check_size("tile instances in a frame", total, kMaxInstances);
+  f.instances = static_cast<std::uint32_t>(total);
 
   const std::uint32_t m = f.instances;
   f.keys.resize(m);
@@ -36,8 +46,16 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   f.sorted_keys.resize(m);
   f.sorted_slot.resize(m);
   f.sorted_splat.resize(m);
+  f.key_mismatch.resize(1);
+  clear(f.key_mismatch);
   launch(tile_keys_kernel, shape_for(n), f.splats.cspan(), f.offsets.cspan(), static_cast<std::int32_t>(view.width),
-         static_cast<std::int32_t>(view.height), f.keys.span(), f.splat_of_slot.span());
+         static_cast<std::int32_t>(view.height), f.keys.span(), f.splat_of_slot.span(), f.counts.span(),
+         f.key_mismatch.span());
+#if !defined(NDEBUG)
+  if (const std::uint32_t bad = key_mismatches(f))
+    throw Error("CUDA backend", "internal: " + std::to_string(bad) +
+                                    " tile keys dropped or filled (the tile count and the key kernel disagree)");
+#endif
   launch(iota_kernel, shape_for(m), f.slots.span());
   // stable LSD radix sort of the 64-bit keys: tile-major, depth order within a tile; the
   // slots travel along, so the backward knows each sorted instance's splat-major record
@@ -51,7 +69,6 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   clear(f.ranges);
   launch(tile_ranges_kernel, shape_for(m), f.sorted_keys.cspan(), f.ranges.span());
 
-  const auto pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
   f.rgb.resize(3 * pixels);
   f.alpha.resize(pixels);
   f.t_final.resize(pixels);
@@ -84,8 +101,12 @@ void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geomet
   check_launches("blend");
 }
 
+std::uint32_t key_mismatches(const DeviceFrame& f) {
+  return f.key_mismatch.size() == 0 ? 0u : download_value(f.key_mismatch.data());
+}
+
 void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, const BlendGradIn& in, DeviceGrads& grads) {
-  const std::uint32_t n = geometry.opacity_logits.size;
+  const std::uint64_t n = geometry.opacity_logits.size;  // the forward's, <= kMaxSplats
   const std::uint32_t rec = record_floats(f.aovs.flags);
   f.records.resize(std::size_t(rec) * f.instances);
   launch(blend_backward_kernel, LaunchShape{dim3(f.tiles), dim3(kBlendThreads)}, f.splats.cspan(),
@@ -101,7 +122,8 @@ void backward_frame(const SplatGeometry& geometry, DeviceFrame& f, const BlendGr
   const SplatGrads out{grads.means.span(), grads.log_scales.span(), grads.quats.span(), grads.opacity_logits.span(),
                        grads.sh_dc.span(), grads.sh_rest.span(), grads.mean2d.span()};
   launch(splat_backward_kernel, shape_for(n), f.view, geometry, static_cast<std::int32_t>(f.sh_degree),
-         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.records.cspan(), rec, out);
+         static_cast<std::uint32_t>(f.antialiased), f.splats.cspan(), f.offsets.cspan(), f.counts.cspan(),
+         f.records.cspan(), rec, out);
   check_launches("backward");
 }
 

@@ -22,7 +22,10 @@ inline namespace GLINT_CUDA_NS {
 // nothing.
 struct DeviceFrame {
   DeviceBuffer<ProjectedSplat> splats;
-  DeviceBuffer<std::uint32_t> counts, offsets;
+  // per splat (+ 1): tile counts, their exclusive sum; after the keys, counts holds the keys
+  // each splat wrote (tile_list_kernels.h)
+  DeviceBuffer<std::uint64_t> counts, offsets;
+  DeviceBuffer<std::uint32_t> key_mismatch;  // [1]: keys dropped or slots filled (zero: the two tile walks agree)
   DeviceBuffer<std::uint64_t> keys, sorted_keys;
   DeviceBuffer<std::uint32_t> splat_of_slot, slots, sorted_slot, sorted_splat, ranges;
   DeviceBuffer<unsigned char> scratch;  // CUB's temporary storage
@@ -38,7 +41,7 @@ struct DeviceFrame {
   BlendImage image{};
   int sh_degree = 0;
   bool antialiased = false;
-  std::uint32_t instances = 0, tiles = 0;
+  std::uint32_t instances = 0, tiles = 0;  // instances <= kMaxInstances (refused beyond)
 };
 
 // Gradients in device memory, laid out like the model (mean2d: [N,2] pixels).
@@ -50,9 +53,16 @@ struct DeviceGrads {
 // splat's radius into frame.radii, and the optional outputs whose bits (kAovDepth, ...) are
 // in aov_flags into frame.depth, frame.median, frame.normal, frame.distortion and
 // frame.count; stop_at_median (with the median): RenderSettings::median_depth_only.
+// Throws glint::Error, before allocating for them, where the splats, the pixels or the
+// frame's tile instances are more than the backend indexes (indexing.h).
 void forward_frame(const render::ViewT<float>& view, const SplatGeometry& geometry, int sh_degree, bool antialiased,
                    const float background[3], DeviceFrame& frame, std::uint32_t aov_flags = 0,
                    bool stop_at_median = false);
+
+// The keys the last forward dropped or filled because its two walks over each splat's tiles
+// disagreed (tile_list_kernels.h); zero unless nvcc compiled them to different decisions.
+// One value comes back. Debug builds check it in forward_frame.
+std::uint32_t key_mismatches(const DeviceFrame& frame);
 
 // The backward of the frame forward_frame left, for the upstream gradients in `in`
 // (d_rgb [H*W*3] required, the others empty for zero; a gradient of an output the forward

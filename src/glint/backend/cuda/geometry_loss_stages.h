@@ -73,7 +73,7 @@ inline double device_distortion_loss(const DeviceFrame& f, float weight, Geometr
   const std::size_t pixels = f.distortion.size();
   if (pixels == 0) return 0;
   const double scale = weight / static_cast<double>(pixels);
-  b.partials.resize(2 * std::size_t(loss_sum_blocks(static_cast<std::uint32_t>(pixels))));
+  b.partials.resize(2 * std::size_t(loss_sum_blocks(pixels)));
   b.sums.resize(2);
   clear(b.sums);
   sum_into(f.distortion.cspan(), b.partials.span(), b.sums.span(), 0);

@@ -8,8 +8,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
+#include "glint/backend/cuda/cuda_namespace.h"
+#include "glint/backend/cuda/indexing.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
@@ -22,9 +23,12 @@ struct LaunchShape {
   bool independent = false;
 };
 
-// One thread per element, `threads` a block; for kernels without barriers.
+// One thread per element, `threads` a block; for kernels without barriers. Kernels read
+// their element with thread_index() (indexing.h), in 64 bits.
 inline LaunchShape shape_for(std::size_t elements, unsigned threads = 256) {
-  return {dim3(static_cast<unsigned>((elements + threads - 1) / threads)), dim3(threads), true};
+  const std::uint64_t blocks = (static_cast<std::uint64_t>(elements) + threads - 1) / threads;
+  check_size("blocks in one launch", blocks, kMaxGridBlocks);
+  return {dim3(static_cast<unsigned>(blocks)), dim3(threads), true};
 }
 
 template <class... Params, class... Args>

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "glint/backend/cuda/device_algorithms.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/kernels/densify_kernels.h"
 #include "glint/backend/cuda/kernels/mcmc_kernels.h"
@@ -27,14 +28,14 @@ std::uint32_t flagged(const DeviceBuffer<std::uint32_t>& flag, const DeviceBuffe
 std::uint32_t scan_flags(const DeviceBuffer<std::uint32_t>& flag, DeviceBuffer<std::uint32_t>& pos, std::size_t n,
                          DeviceBuffer<unsigned char>& scratch) {
   pos.resize(n);
-  exclusive_sum(flag.data(), pos.data(), static_cast<std::uint32_t>(n), scratch);
+  exclusive_sum(flag.data(), pos.data(), n, scratch);
   return flagged(flag, pos, n);
 }
 
 // The fixed-point weights' exclusive prefix sum and their total.
 std::uint64_t scan_weights(RefineScratch& s, std::size_t n) {
   s.before.resize(n);
-  exclusive_sum(s.weights.data(), s.before.data(), static_cast<std::uint32_t>(n), s.scan);
+  exclusive_sum(s.weights.data(), s.before.data(), n, s.scan);
   return download_value(s.before.data() + n - 1) + download_value(s.weights.data() + n - 1);
 }
 
@@ -121,6 +122,7 @@ DensifyReport device_densify_and_prune(DeviceModel& model, DeviceModel& spare, d
   const GrownLayout layout{s.flag_a.cspan(), s.pos_a.cspan(), s.flag_b.cspan(), s.pos_b.cspan(),
                            n32,              clones,          parents,         children};
   const std::size_t grown = n + clones + std::size_t{children} * parents;
+  check_size("rows in a densification", grown, kMaxRows);  // the grown rows' 32-bit indices
   s.source.resize(grown);
   launch(densify_grown_kernel, shape_for(n), layout, s.source.span());
 
@@ -136,6 +138,7 @@ DensifyReport device_densify_and_prune(DeviceModel& model, DeviceModel& spare, d
          model.params[kLogScales].cspan(), model.max_radii.cspan(), test, s.keep.span());
   const std::uint32_t kept = scan_flags(s.keep, s.keep_pos, grown, s.scan);
   rep.pruned = grown - parents - kept;
+  check_size("splats", kept, kMaxSplats);  // before the new model's arrays
   s.out_rows.resize(kept);
   launch(list_flagged_kernel, shape_for(grown), s.keep.cspan(), s.keep_pos.cspan(), s.out_rows.span());
 
@@ -193,6 +196,7 @@ std::size_t device_grow(DeviceModel& model, DeviceModel& spare, const McmcOption
   const std::size_t target =
       std::min(o.max_splats, static_cast<std::size_t>((1.0 + o.growth) * static_cast<double>(n)));
   if (target <= n) return 0;
+  check_size("splats", target, kMaxSplats);  // before the new model's arrays
   const std::size_t added = target - n;
   s.weights.resize(n);
   s.flag_a.resize(n);

@@ -6,7 +6,9 @@
 // come back to the host. Results follow train/densify.cpp and train/mcmc.cpp except that
 // random numbers are counter-based (counter_rng.h), so decisions that draw nothing (what
 // to clone, split and prune, which splats are dead, how many to add) are the CPU's and the
-// draws are the same distributions.
+// draws are the same distributions. On a device the opacity tests (prune, dead) go through
+// its expf: a splat within a few ulps of the threshold may be decided otherwise
+// (densify_kernels.h).
 #include <cstddef>
 #include <cstdint>
 

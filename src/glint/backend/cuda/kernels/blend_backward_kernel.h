@@ -11,6 +11,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/blend_kernel.h"
 #include "glint/render/blend.h"
 #include "glint/render/project.h"
@@ -66,7 +67,7 @@ GLINT_KERNEL void blend_backward_kernel(DeviceSpan<const ProjectedSplat> splats,
   std::uint32_t med_at = kNoMedian;
   if (inside) {
     for (int c = 0; c < 3; ++c) {
-      dC[c] = grad_in.d_rgb[3 * pix + static_cast<std::uint32_t>(c)];
+      dC[c] = grad_in.d_rgb[row_element(pix, 3, static_cast<std::uint32_t>(c))];
       after[c] = T * img.background[c];  // what the later steps and the background add
     }
     if (grad_in.d_alpha.size > 0) d_alpha_out = grad_in.d_alpha[pix];
@@ -82,7 +83,7 @@ GLINT_KERNEL void blend_backward_kernel(DeviceSpan<const ProjectedSplat> splats,
       med_at = saved.median_at[pix];
     }
     if (g_normal)
-      for (int c = 0; c < 3; ++c) gN[c] = grad_in.d_normal[3 * pix + static_cast<std::uint32_t>(c)];
+      for (int c = 0; c < 3; ++c) gN[c] = grad_in.d_normal[row_element(pix, 3, static_cast<std::uint32_t>(c))];
     if (g_dist) {
       gL = grad_in.d_distortion[pix];
       R_final = saved.dist_r[pix];
@@ -174,31 +175,34 @@ GLINT_KERNEL void blend_backward_kernel(DeviceSpan<const ProjectedSplat> splats,
         for (unsigned k = 0; k < kRecordFloats; ++k)
           if (k < nrec) acc[k] += rows[r][k];
       for (unsigned k = 0; k < kRecordFloats; ++k)
-        if (k < nrec) records[nrec * sorted_slot[q] + k] = acc[k];
+        if (k < nrec) records[row_element(sorted_slot[q], nrec, k)] = acc[k];
     }
   }
 }
 
-// dL/d(raw parameters) of every splat, from its records (splat-major, in tile order).
+// dL/d(raw parameters) of every splat, from its records (splat-major, in tile order): the
+// written[i] records from offsets[i] (the key kernel's count, tile_list_kernels.h).
 struct SplatGrads {
   DeviceSpan<float> means, log_scales, quats, opacity_logits, sh_dc, sh_rest, mean2d;
 };
 
 GLINT_KERNEL void splat_backward_kernel(render::ViewT<float> view, SplatGeometry g, std::int32_t sh_degree,
                                         std::uint32_t antialiased, DeviceSpan<const ProjectedSplat> splats,
-                                        DeviceSpan<const std::uint32_t> offsets, DeviceSpan<const float> records,
+                                        DeviceSpan<const std::uint64_t> offsets,
+                                        DeviceSpan<const std::uint64_t> written, DeviceSpan<const float> records,
                                         std::uint32_t record_floats, SplatGrads out) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= splats.size) return;
   float sum[kRecordFloats] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-  for (std::uint32_t r = offsets[i]; r < offsets[i + 1]; ++r)
+  for (std::uint64_t r = offsets[i]; r < offsets[i] + written[i]; ++r)
     for (unsigned k = 0; k < kRecordFloats; ++k)
-      if (k < record_floats) sum[k] += records[record_floats * r + k];
-  for (unsigned k = 0; k < 3; ++k) out.means[3 * i + k] = out.log_scales[3 * i + k] = out.sh_dc[3 * i + k] = 0.f;
-  for (unsigned k = 0; k < 4; ++k) out.quats[4 * i + k] = 0.f;
-  for (unsigned k = 0; k < 45; ++k) out.sh_rest[45 * i + k] = 0.f;
+      if (k < record_floats) sum[k] += records[row_element(r, record_floats, k)];
+  for (unsigned k = 0; k < 3; ++k)
+    out.means[row_element(i, 3, k)] = out.log_scales[row_element(i, 3, k)] = out.sh_dc[row_element(i, 3, k)] = 0.f;
+  for (unsigned k = 0; k < 4; ++k) out.quats[row_element(i, 4, k)] = 0.f;
+  for (unsigned k = 0; k < 45; ++k) out.sh_rest[row_element(i, 45, k)] = 0.f;
   out.opacity_logits[i] = 0.f;
-  out.mean2d[2 * i] = out.mean2d[2 * i + 1] = 0.f;
+  out.mean2d[row_element(i, 2, 0)] = out.mean2d[row_element(i, 2, 1)] = 0.f;
   const ProjectedSplat& s = splats[i];
   if (s.tiles == 0) return;
   const render::AlphaMoments<float> m{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5]};
@@ -209,8 +213,9 @@ GLINT_KERNEL void splat_backward_kernel(render::ViewT<float> view, SplatGeometry
                                    pg.mean2d[1], pg.conic[0], pg.conic[1], pg.conic[2]);
   const Vec3f mean = load3(g.means.data, i);
   Vec3f d_mean_sh{0.f, 0.f, 0.f};
-  render::sh_color_vjp(sh_degree, mean, view.campos, g.sh_dc.data + 3 * i, g.sh_rest.data + 45 * i,
-                       Vec3f{sum[6], sum[7], sum[8]}, out.sh_dc.data + 3 * i, out.sh_rest.data + 45 * i, d_mean_sh);
+  render::sh_color_vjp(sh_degree, mean, view.campos, g.sh_dc.data + row_element(i, 3, 0),
+                       g.sh_rest.data + row_element(i, 45, 0), Vec3f{sum[6], sum[7], sum[8]},
+                       out.sh_dc.data + row_element(i, 3, 0), out.sh_rest.data + row_element(i, 45, 0), d_mean_sh);
   render::SplatGeomGrad<float> sg{};
   render::project_splat_vjp(view, mean, load3(g.log_scales.data, i), load_quat(g.quats.data, i), g.opacity_logits[i],
                             antialiased != 0, pg, sg);
@@ -218,8 +223,8 @@ GLINT_KERNEL void splat_backward_kernel(render::ViewT<float> view, SplatGeometry
   store3(out.log_scales.data, i, sg.log_scale);
   store_quat(out.quats.data, i, sg.quat);
   out.opacity_logits[i] = sg.opacity_logit;
-  out.mean2d[2 * i] = pg.mean2d[0];
-  out.mean2d[2 * i + 1] = pg.mean2d[1];
+  out.mean2d[row_element(i, 2, 0)] = pg.mean2d[0];
+  out.mean2d[row_element(i, 2, 1)] = pg.mean2d[1];
 }
 
 }  // namespace GLINT_CUDA_NS

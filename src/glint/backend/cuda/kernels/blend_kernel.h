@@ -15,6 +15,7 @@
 #include "glint/backend/cuda/blend_image.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/project_kernel.h"
 #include "glint/render/blend.h"
 
@@ -82,7 +83,7 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
   }
   if (!inside) return;
   const std::uint32_t pix = px.index;
-  for (int c = 0; c < 3; ++c) rgb[3 * pix + static_cast<std::uint32_t>(c)] = C[c] + T * img.background[c];
+  for (int c = 0; c < 3; ++c) rgb[row_element(pix, 3, static_cast<std::uint32_t>(c))] = C[c] + T * img.background[c];
   alpha[pix] = 1.f - T;
   t_final[pix] = T;
   last[pix] = end_blended;
@@ -101,7 +102,7 @@ GLINT_KERNEL void blend_kernel(DeviceSpan<const ProjectedSplat> splats, DeviceSp
     aov.median_at[pix] = med_at;
   }
   if (flags & kAovNormal)
-    for (int c = 0; c < 3; ++c) aov.normal[3 * pix + static_cast<std::uint32_t>(c)] = N[c];
+    for (int c = 0; c < 3; ++c) aov.normal[row_element(pix, 3, static_cast<std::uint32_t>(c))] = N[c];
   if (flags & kAovCount) aov.count[pix] = cnt;
 }
 

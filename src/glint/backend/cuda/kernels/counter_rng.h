@@ -3,8 +3,11 @@
 // draw), where the key mixes a 64-bit seed drawn from the trainer's Rng with the step, the
 // stream is a splat (or sample) index and the draw the number's position within it. Every
 // thread computes its own numbers, so the results depend neither on thread order nor on
-// the launch shape, and a host loop over the same indices gets the same bits. The mixer is
-// splitmix64's finaliser; normals are Box-Muller in double, as Rng::normal.
+// the launch shape. A host loop over the same indices gets the same integers and uniforms
+// (integer arithmetic); normals, through log, sqrt and cos in double, the same bits under
+// the emulator and within the CUDA Math API's documented few ulps of them on a device,
+// whose log and cos are not glibc's. The mixer is splitmix64's finaliser; normals are
+// Box-Muller in double, as Rng::normal.
 #include <cmath>
 #include <cstdint>
 

@@ -5,13 +5,17 @@
 // keep test (split parents and pruned rows go), the children's positions and scales, and
 // the opacity cap. The children's normals come from counter_rng.h, not the host's
 // sequential Rng: the decisions and counts are the CPU's, the children's positions are
-// drawn from the same distribution.
+// drawn from the same distribution. Built without contraction (--fmad=false), so the
+// clone/split decision (a division and comparisons) is the CPU's on a device too; the
+// opacity tests go through sigmoid_of's expf, which on a device may differ from glibc's by
+// a few ulps: a splat within that of min_opacity may be pruned otherwise there.
 #include <cstddef>
 #include <cstdint>
 
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/kernels/refine_rows_kernels.h"
 #include "glint/core/math.h"
@@ -29,7 +33,7 @@ GLINT_HD inline float sigmoid_of(float x) { return 1.f / (1.f + std::exp(-x)); }
 GLINT_KERNEL void densify_classify_kernel(DeviceSpan<const float> grad_accum, DeviceSpan<const float> grad_count,
                                           DeviceSpan<const float> log_scales, float grad_threshold, float dense_log,
                                           DeviceSpan<std::uint32_t> clone, DeviceSpan<std::uint32_t> split) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= grad_accum.size) return;
   const float c = grad_count[i];
   const float g = c > 0.f ? grad_accum[i] / c : 0.f;
@@ -47,12 +51,15 @@ static_assert(sizeof(GrownLayout) == 80 && offsetof(GrownLayout, n) == 64);
 
 // source[g] for the grown rows: g < n the splat itself, then its clone, then its children.
 GLINT_KERNEL void densify_grown_kernel(GrownLayout l, DeviceSpan<std::uint32_t> source) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= l.n) return;
-  source[i] = i;
-  if (l.clone[i] != 0) source[l.n + l.clone_pos[i]] = i;
+  const auto row = static_cast<std::uint32_t>(i);
+  // grown rows: n + clones + children * splits <= kMaxRows (the host checks)
+  source[i] = row;
+  if (l.clone[i] != 0) source[std::uint64_t{l.n} + l.clone_pos[i]] = row;
   if (l.split[i] != 0)
-    for (std::uint32_t k = 0; k < l.children; ++k) source[l.n + l.clones + k * l.splits + l.split_pos[i]] = i;
+    for (std::uint32_t k = 0; k < l.children; ++k)
+      source[std::uint64_t{l.n} + l.clones + row_element(k, l.splits, l.split_pos[i])] = row;
 }
 
 struct PruneTest {
@@ -70,7 +77,7 @@ static_assert(sizeof(PruneTest) == 24);
 GLINT_KERNEL void densify_keep_kernel(GrownLayout l, DeviceSpan<const std::uint32_t> source,
                                       DeviceSpan<const float> opacity_logits, DeviceSpan<const float> log_scales,
                                       DeviceSpan<const float> max_radii, PruneTest t, DeviceSpan<std::uint32_t> keep) {
-  const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t g = thread_index();
   if (g >= keep.size) return;
   const std::uint32_t s = source[g];
   if (g < l.n && l.split[g] != 0) {
@@ -82,7 +89,7 @@ GLINT_KERNEL void densify_keep_kernel(GrownLayout l, DeviceSpan<const std::uint3
     const float radius = g < l.n ? max_radii[s] : 0.f;
     if (t.max_screen_radius > 0.f && radius > t.max_screen_radius) p = true;
     const float* ls = log_scales.data + 3 * static_cast<std::size_t>(s);
-    const bool child = g >= l.n + l.clones;
+    const bool child = g >= std::uint64_t{l.n} + l.clones;
     const float ls3[3] = {child ? ls[0] - t.log_div : ls[0], child ? ls[1] - t.log_div : ls[1],
                           child ? ls[2] - t.log_div : ls[2]};
     if (t.test_world != 0 && max_log_scale_of(ls3) > t.world_log) p = true;
@@ -97,9 +104,9 @@ GLINT_KERNEL void split_children_kernel(RowPlan plan, std::uint32_t first_child,
                                         DeviceSpan<const float> old_means, DeviceSpan<const float> old_log_scales,
                                         DeviceSpan<const float> old_quats, DeviceSpan<float> means,
                                         DeviceSpan<float> log_scales) {
-  const std::uint32_t o = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t o = thread_index();
   if (o >= means.size / 3) return;
-  const std::uint32_t g = grown_row(plan, o);
+  const std::uint32_t g = grown_row(plan, static_cast<std::uint32_t>(o));  // rows <= kMaxSplats
   if (g < first_child) return;
   const std::uint32_t p = plan.grown_source[g];
   const std::uint64_t c = g - first_child;
@@ -109,13 +116,13 @@ GLINT_KERNEL void split_children_kernel(RowPlan plan, std::uint32_t first_child,
                 static_cast<float>(counter_normal(key, c, 2))};
   const Mat3f R = quat_to_rotmat(load_quat(old_quats.data, static_cast<long>(p)));
   store3(means.data, static_cast<long>(o), load3(old_means.data, static_cast<long>(p)) + R * mul(s, z));
-  for (int a = 0; a < 3; ++a) log_scales[3 * o + static_cast<std::uint32_t>(a)] = ls[a] - log_div;
+  for (int a = 0; a < 3; ++a) log_scales[row_element(o, 3, static_cast<std::uint32_t>(a))] = ls[a] - log_div;
 }
 
 // Opacities capped at cap_logit (train/densify.cpp's reset_opacity, without the logit
 // round trip below the cap).
 GLINT_KERNEL void opacity_cap_kernel(DeviceSpan<float> opacity_logits, float cap_logit) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= opacity_logits.size) return;
   if (opacity_logits[i] > cap_logit) opacity_logits[i] = cap_logit;
 }

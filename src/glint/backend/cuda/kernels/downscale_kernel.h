@@ -11,6 +11,7 @@
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/core/hd.h"
 
 namespace glint::cuda {
@@ -44,11 +45,11 @@ GLINT_HD inline float area_weight(const AreaSpan& s, int i) {
 }
 
 GLINT_KERNEL void area_downscale_kernel(DeviceSpan<const std::uint8_t> src, AreaResize r, DeviceSpan<std::uint8_t> out) {
-  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t j = thread_index();
   if (j >= out.size) return;
   const int c = r.channels;
   const int ch = static_cast<int>(j % static_cast<std::uint32_t>(c));
-  const int px = static_cast<int>(j / static_cast<std::uint32_t>(c));
+  const int px = static_cast<int>(j / static_cast<std::uint32_t>(c));  // pixels <= kMaxPixels
   const int ox = px % r.width, oy = px / r.width;
   const AreaSpan sx = area_span(r.src_width, r.width, ox), sy = area_span(r.src_height, r.height, oy);
   const std::size_t stride = static_cast<std::size_t>(r.src_width) * static_cast<std::size_t>(c);
@@ -56,8 +57,7 @@ GLINT_KERNEL void area_downscale_kernel(DeviceSpan<const std::uint8_t> src, Area
   for (int x = sx.first; x <= sx.last; ++x) {
     float column = 0.f;
     for (int y = sy.first; y <= sy.last; ++y)
-      column += area_weight(sy, y) * src[static_cast<std::uint32_t>(static_cast<std::size_t>(y) * stride +
-                                                                    static_cast<std::size_t>(x * c + ch))];
+      column += area_weight(sy, y) * src[static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x * c + ch)];
     acc += area_weight(sx, x) * column;
   }
   const float v = std::round(acc);

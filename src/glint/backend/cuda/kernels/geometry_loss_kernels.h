@@ -10,6 +10,7 @@
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/train/normal_consistency_math.h"
 
 namespace glint::cuda {
@@ -32,7 +33,7 @@ GLINT_HD inline bool nc_ok_at(const NcImage& im, DeviceSpan<const float> alpha, 
 // += the number of such pixels.
 GLINT_KERNEL void nc_valid_kernel(NcImage im, DeviceSpan<const float> alpha, DeviceSpan<const float> depth,
                                   DeviceSpan<std::uint8_t> valid, DeviceSpan<std::uint32_t> count) {
-  const std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t p = thread_index();
   if (p >= valid.size) return;
   const int x = static_cast<int>(p % static_cast<std::uint32_t>(im.width));
   const int y = static_cast<int>(p / static_cast<std::uint32_t>(im.width));
@@ -49,7 +50,7 @@ GLINT_KERNEL void nc_valid_kernel(NcImage im, DeviceSpan<const float> alpha, Dev
 GLINT_KERNEL void nc_pixel_kernel(NcCamera cam, NcImage im, DeviceSpan<const float> normal,
                                   DeviceSpan<const float> depth, DeviceSpan<const std::uint8_t> valid, double scale,
                                   DeviceSpan<double> terms, DeviceSpan<float> d_normal, DeviceSpan<float> contrib) {
-  const std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t p = thread_index();
   if (p >= valid.size) return;
   for (std::uint32_t k = 0; k < 3; ++k) d_normal[3 * p + k] = 0.f;
   for (std::uint32_t k = 0; k < 4; ++k) contrib[4 * p + k] = 0.f;
@@ -58,7 +59,7 @@ GLINT_KERNEL void nc_pixel_kernel(NcCamera cam, NcImage im, DeviceSpan<const flo
   const auto w = static_cast<std::uint32_t>(im.width);
   const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
   NcPixel px;
-  const auto z = [&](std::uint32_t i) { return static_cast<double>(depth[i]); };
+  const auto z = [&](std::uint64_t i) { return static_cast<double>(depth[i]); };
   const Vec3f n = load3(normal.data, p);
   const Vec3d N{n.x, n.y, n.z};
   if (normal_consistency_edge(z(p), z(p + 1), z(p - 1), z(p + w), z(p - w), im.edge_eps)) return;
@@ -74,7 +75,7 @@ GLINT_KERNEL void nc_pixel_kernel(NcCamera cam, NcImage im, DeviceSpan<const flo
 // over the pixels that make them: the one above (its lower slot), left (its right slot),
 // right (its left slot), below (its upper slot).
 GLINT_KERNEL void nc_gather_kernel(NcImage im, DeviceSpan<const float> contrib, DeviceSpan<float> d_depth) {
-  const std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t p = thread_index();
   if (p >= d_depth.size) return;
   const auto w = static_cast<std::uint32_t>(im.width);
   const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
@@ -88,7 +89,7 @@ GLINT_KERNEL void nc_gather_kernel(NcImage im, DeviceSpan<const float> contrib, 
 
 // The distortion loss's gradient: the same value, weight / pixels, everywhere.
 GLINT_KERNEL void fill_kernel(DeviceSpan<float> out, float value) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i < out.size) out[i] = value;
 }
 

@@ -3,7 +3,8 @@
 // over [H,W,C] images, with the per-value math of train/ssim_math.h: the constants every
 // loss kernel takes, the L1 term alone (lambda 0) and the sums, in double, in a fixed order
 // (no atomics). SSIM's fused blurs are ssim_tile_kernels.h. The blurs fuse their products
-// (fmaf), as the CPU blur does on CPUs with FMA.
+// (fmaf), as the CPU blur does on CPUs with FMA; the rest of the per-value math is built
+// with contraction (--fmad=true) and matches the CPU loss to tolerances.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/train/ssim_math.h"
 
 namespace glint::cuda {
@@ -19,7 +21,7 @@ inline namespace GLINT_CUDA_NS {
 // The image and the loss's constants, as every loss kernel takes them.
 struct LossImage {
   std::int32_t width, height, channels;
-  float l1_scale;   // (1 - lambda) / count
+  float l1_scale;   // (1 - lambda) / count (with weights: channels x the weights' sum)
   float lambda;     // D-SSIM weight
   float inv_count;  // 1 / count
   float c1, c2;     // SSIM's constants
@@ -34,13 +36,23 @@ struct FusedMulAdd {
   GLINT_HD float operator()(float a, float b, float c) const { return fmaf(a, b, c); }
 };
 
-// The L1 term alone (lambda 0): |a - b| and, when grad is not empty, its gradient.
+// A value's pixel weight (masks: mask_kernels.h), or 1 without weights.
+GLINT_HD inline float value_weight(DeviceSpan<const float> weight, std::uint64_t i, const LossImage& img) {
+  return weight.size > 0 ? weight[i / static_cast<std::uint64_t>(img.channels)] : 1.f;
+}
+
+// The L1 term alone (lambda 0): |a - b| and, when grad is not empty, its gradient. With
+// weights (masks) a and b are the weighted images and the gradient is weighted once more,
+// as train/loss.cpp does.
 GLINT_KERNEL void l1_grad_kernel(DeviceSpan<const float> a, DeviceSpan<const float> b, LossImage img,
-                                 DeviceSpan<float> grad, DeviceSpan<float> abs_diff) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+                                 DeviceSpan<const float> weight, DeviceSpan<float> grad, DeviceSpan<float> abs_diff) {
+  const std::uint64_t i = thread_index();
   if (i >= a.size) return;
   const float d = a[i] - b[i];
-  if (grad.size > 0) grad[i] = img.l1_scale * l1_sign(d);
+  if (grad.size > 0) {
+    grad[i] = img.l1_scale * l1_sign(d);
+    if (weight.size > 0) grad[i] *= value_weight(weight, i, img);
+  }
   abs_diff[i] = fabsf(d);
 }
 
@@ -56,7 +68,7 @@ GLINT_KERNEL void block_sum_kernel(DeviceSpan<const T> values, std::uint32_t per
   double s = 0;
   for (std::uint32_t j = 0; j < per_thread; ++j) {
     const std::uint64_t at = base + static_cast<std::uint64_t>(j) * kSumThreads;
-    if (at < values.size) s += static_cast<double>(values[static_cast<std::uint32_t>(at)]);
+    if (at < values.size) s += static_cast<double>(values[at]);
   }
   part[t] = s;
   __syncthreads();

@@ -4,7 +4,9 @@
 // Sampling is multinomial over weights in fixed point (opacity * 2^32, 64-bit integers), so
 // the prefix sum is exact and the same in any summation order; a sample is a uniform
 // integer below the total, found by binary search in the exclusive prefix sums. Random
-// numbers come from counter_rng.h (stream: the splat or the sample index).
+// numbers come from counter_rng.h (stream: the splat or the sample index). Built without
+// contraction (--fmad=false); the dead test (sigmoid's expf) and the relocation formula
+// (pow, sqrt, log in double) use the device's libm there, within a few ulps of glibc's.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/counter_rng.h"
 #include "glint/backend/cuda/kernels/densify_kernels.h"
 #include "glint/core/math.h"
@@ -56,7 +59,7 @@ static_assert(sizeof(NoiseParams) == 24 && offsetof(NoiseParams, scale) == 8);
 GLINT_KERNEL void mcmc_noise_kernel(DeviceSpan<float> means, DeviceSpan<const float> log_scales,
                                     DeviceSpan<const float> quats, DeviceSpan<const float> opacity_logits,
                                     NoiseParams p) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= opacity_logits.size) return;
   const float op = sigmoid_of(opacity_logits[i]);
   const float gate = 1.f / (1.f + std::exp(-p.k * ((1.f - op) - p.t)));
@@ -75,7 +78,7 @@ GLINT_KERNEL void mcmc_noise_kernel(DeviceSpan<float> means, DeviceSpan<const fl
 GLINT_KERNEL void mcmc_weights_kernel(DeviceSpan<const float> opacity_logits, float min_opacity,
                                       std::uint32_t exclude_dead, DeviceSpan<std::uint64_t> weight,
                                       DeviceSpan<std::uint32_t> dead) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= opacity_logits.size) return;
   const float op = sigmoid_of(opacity_logits[i]);
   const bool is_dead = op <= min_opacity;
@@ -85,20 +88,20 @@ GLINT_KERNEL void mcmc_weights_kernel(DeviceSpan<const float> opacity_logits, fl
 
 // The row whose weight interval [before[i], before[i] + w_i) holds u (u < the total): the
 // last i with before[i] <= u, which has a positive weight.
-GLINT_HD inline std::uint32_t find_weighted(const std::uint64_t* before, std::uint32_t n, std::uint64_t u) {
-  std::uint32_t lo = 0, hi = n;  // the first index with before > u lies in [lo, hi]
+GLINT_HD inline std::uint32_t find_weighted(const std::uint64_t* before, std::uint64_t n, std::uint64_t u) {
+  std::uint64_t lo = 0, hi = n;  // the first index with before > u lies in [lo, hi]
   while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
+    const std::uint64_t mid = lo + (hi - lo) / 2;
     if (before[mid] <= u) lo = mid + 1;
     else hi = mid;
   }
-  return lo - 1;
+  return static_cast<std::uint32_t>(lo - 1);  // rows <= kMaxSplats
 }
 
 // samples[k] = a row drawn with probability weight / total; times[row] += 1.
 GLINT_KERNEL void mcmc_sample_kernel(DeviceSpan<const std::uint64_t> before, std::uint64_t total, std::uint64_t key,
                                      DeviceSpan<std::uint32_t> samples, DeviceSpan<std::uint32_t> times) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t k = thread_index();
   if (k >= samples.size) return;
   const std::uint32_t r = find_weighted(before.data, before.size, counter_below(key, k, 0, total));
   samples[k] = r;
@@ -114,7 +117,7 @@ static_assert(sizeof(RelocatedSpans) == 32);
 // copies (train/mcmc.cpp's relocated_params).
 GLINT_KERNEL void mcmc_relocated_kernel(DeviceSpan<const std::uint32_t> times, DeviceSpan<const float> opacity_logits,
                                         DeviceSpan<const float> log_scales, float min_opacity, RelocatedSpans out) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= times.size || times[i] == 0) return;
   const double op = sigmoid_of(opacity_logits[i]);
   double o_new = 0, factor = 1;
@@ -123,7 +126,7 @@ GLINT_KERNEL void mcmc_relocated_kernel(DeviceSpan<const std::uint32_t> times, D
   o_new = o_new < min_opacity ? static_cast<double>(min_opacity) : (max_o < o_new ? max_o : o_new);
   out.logit[i] = static_cast<float>(std::log(o_new / (1.0 - o_new)));
   const float log_f = static_cast<float>(std::log(factor));
-  for (std::uint32_t a = 0; a < 3; ++a) out.log_scale[3 * i + a] = log_scales[3 * i + a] + log_f;
+  for (std::uint32_t a = 0; a < 3; ++a) out.log_scale[row_element(i, 3, a)] = log_scales[row_element(i, 3, a)] + log_f;
 }
 
 // kParamGroupWidths for device code.
@@ -142,10 +145,10 @@ struct ModelRowSpans {
 };
 static_assert(sizeof(ModelRowSpans) == 3 * kNumParamGroups * sizeof(DeviceSpan<float>));
 
-GLINT_HD inline void zero_moments_of(const ModelRowSpans& s, std::uint32_t row) {
+GLINT_HD inline void zero_moments_of(const ModelRowSpans& s, std::uint64_t row) {
   for (int g = 0; g < kNumParamGroups; ++g) {
     const std::uint32_t w = group_width(g);
-    for (std::uint32_t c = 0; c < w; ++c) s.m[g][row * w + c] = s.v[g][row * w + c] = 0.f;
+    for (std::uint32_t c = 0; c < w; ++c) s.m[g][row_element(row, w, c)] = s.v[g][row_element(row, w, c)] = 0.f;
   }
 }
 
@@ -155,25 +158,26 @@ GLINT_HD inline void zero_moments_of(const ModelRowSpans& s, std::uint32_t row) 
 GLINT_KERNEL void mcmc_relocate_kernel(DeviceSpan<const std::uint32_t> dead, DeviceSpan<const std::uint32_t> pos,
                                        DeviceSpan<const std::uint32_t> samples, RelocatedSpans relocated,
                                        ModelRowSpans s) {
-  const std::uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t d = thread_index();
   if (d >= dead.size || dead[d] == 0) return;
   const std::uint32_t src = samples[pos[d]];
   for (int g = 0; g < kNumParamGroups; ++g) {
     const std::uint32_t w = group_width(g);
-    for (std::uint32_t c = 0; c < w; ++c) s.params[g][d * w + c] = s.params[g][src * w + c];
+    for (std::uint32_t c = 0; c < w; ++c) s.params[g][row_element(d, w, c)] = s.params[g][row_element(src, w, c)];
   }
   s.params[kOpacity][d] = relocated.logit[src];
-  for (std::uint32_t a = 0; a < 3; ++a) s.params[kLogScales][3 * d + a] = relocated.log_scale[3 * src + a];
+  for (std::uint32_t a = 0; a < 3; ++a)
+    s.params[kLogScales][row_element(d, 3, a)] = relocated.log_scale[row_element(src, 3, a)];
   zero_moments_of(s, d);
 }
 
 // Every sampled splat takes its new opacity and scales, and zero moments.
 GLINT_KERNEL void mcmc_update_sources_kernel(DeviceSpan<const std::uint32_t> times, RelocatedSpans relocated,
                                              ModelRowSpans s) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= times.size || times[i] == 0) return;
   s.params[kOpacity][i] = relocated.logit[i];
-  for (std::uint32_t a = 0; a < 3; ++a) s.params[kLogScales][3 * i + a] = relocated.log_scale[3 * i + a];
+  for (std::uint32_t a = 0; a < 3; ++a) s.params[kLogScales][row_element(i, 3, a)] = relocated.log_scale[row_element(i, 3, a)];
   zero_moments_of(s, i);
 }
 

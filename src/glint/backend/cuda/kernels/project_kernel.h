@@ -1,6 +1,8 @@
 #pragma once
 // The project stage: one thread per splat projects it with render/project.h and counts the
-// 16x16 tiles its cut ellipse reaches with render/tile.h, as the CPU backend does. Compiled
+// 16x16 tiles its cut ellipse reaches with render/tile.h, as the CPU backend does. Built
+// with contraction (--fmad=true): a contracted product can move a ceil, so a few splats'
+// radii and tile counts may differ from the CPU's (tests/device_tolerances.h). Compiled
 // by nvcc (backend/cuda/*.cu) and by the host compiler against the emulator (the tests).
 #include <cmath>
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/projected_splat.h"
 #include "glint/backend/cuda/splat_geometry.h"
 #include "glint/core/math.h"
@@ -46,7 +49,7 @@ GLINT_HD inline std::uint32_t count_hit_tiles(const ProjectedSplat& s, int width
 
 GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std::int32_t sh_degree,
                                  std::uint32_t antialiased, DeviceSpan<ProjectedSplat> out) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= out.size) return;
   render::Projected<float> p;
   const Vec3f mean = load3(g.means.data, i);
@@ -58,8 +61,8 @@ GLINT_KERNEL void project_kernel(render::ViewT<float> view, SplatGeometry g, std
     s.tiles = count_hit_tiles(s, view.width, view.height);
     if (s.tiles > 0) {
       s.radius = static_cast<std::int32_t>(ceilf(fminf(fmaxf(s.ext_x, s.ext_y), 1e9f)));
-      const Vec3f c = render::sh_color(sh_degree, render::view_dir(mean, view.campos), g.sh_dc.data + 3 * i,
-                                       g.sh_rest.data + 45 * i);
+      const Vec3f c = render::sh_color(sh_degree, render::view_dir(mean, view.campos), g.sh_dc.data + row_element(i, 3, 0),
+                                       g.sh_rest.data + row_element(i, 45, 0));
       s.rgb[0] = c.x;
       s.rgb[1] = c.y;
       s.rgb[2] = c.z;

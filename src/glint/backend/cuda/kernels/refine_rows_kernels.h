@@ -10,6 +10,7 @@
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
@@ -30,32 +31,32 @@ GLINT_HD inline std::uint32_t grown_row(const RowPlan& p, std::uint32_t out_row)
 // moment or statistic, zero on appended rows; else a parameter, copied from the source.
 GLINT_KERNEL void gather_rows_kernel(DeviceSpan<const float> in, DeviceSpan<float> out, std::uint32_t width,
                                      RowPlan plan, std::uint32_t zero_fresh) {
-  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t j = thread_index();
   if (j >= out.size) return;
-  const std::uint32_t g = grown_row(plan, j / width);
+  const std::uint32_t g = grown_row(plan, static_cast<std::uint32_t>(j / width));  // rows <= kMaxRows
   if (zero_fresh != 0 && g >= plan.first_fresh) {
     out[j] = 0.f;
     return;
   }
-  out[j] = in[plan.grown_source[g] * width + j % width];
+  out[j] = in[row_element(plan.grown_source[g], width, static_cast<std::uint32_t>(j % width))];
 }
 
 // rows[pos[i]] = i where flag[i] (the rows a flag marks, in order: pos is flag's
 // exclusive prefix sum).
 GLINT_KERNEL void list_flagged_kernel(DeviceSpan<const std::uint32_t> flag, DeviceSpan<const std::uint32_t> pos,
                                       DeviceSpan<std::uint32_t> rows) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= flag.size || flag[i] == 0) return;
-  rows[pos[i]] = i;
+  rows[pos[i]] = static_cast<std::uint32_t>(i);  // rows <= kMaxRows
 }
 
 // source[g] for the old rows then one appended copy a sample: g < n the row itself, else
 // samples[g - n].
 GLINT_KERNEL void append_rows_kernel(DeviceSpan<const std::uint32_t> samples, std::uint32_t n,
                                      DeviceSpan<std::uint32_t> source) {
-  const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t g = thread_index();
   if (g >= source.size) return;
-  source[g] = g < n ? g : samples[g - n];
+  source[g] = g < n ? static_cast<std::uint32_t>(g) : samples[g - n];  // rows <= kMaxRows
 }
 
 }  // namespace GLINT_CUDA_NS

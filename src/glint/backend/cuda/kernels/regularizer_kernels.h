@@ -9,6 +9,7 @@
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
@@ -16,7 +17,7 @@ inline namespace GLINT_CUDA_NS {
 // Flattening: the smallest scale exp(s_k) of each splat, times `scale` (weight / N).
 GLINT_KERNEL void flatten_kernel(DeviceSpan<const float> log_scales, double scale, DeviceSpan<float> d_log_scales,
                                  DeviceSpan<double> terms) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= terms.size) return;
   const float* s = log_scales.data + 3 * static_cast<std::size_t>(i);
   int k = 0;
@@ -24,7 +25,7 @@ GLINT_KERNEL void flatten_kernel(DeviceSpan<const float> log_scales, double scal
   if (s[2] < s[k]) k = 2;
   const double v = exp(static_cast<double>(s[k]));
   terms[i] = v;
-  d_log_scales[3 * i + static_cast<std::uint32_t>(k)] += static_cast<float>(scale * v);  // d exp(s)/ds = exp(s)
+  d_log_scales[row_element(i, 3, static_cast<std::uint32_t>(k))] += static_cast<float>(scale * v);  // d exp(s)/ds = exp(s)
 }
 
 struct McmcRegSpans {
@@ -36,16 +37,16 @@ static_assert(sizeof(McmcRegSpans) == 96);
 
 // MCMC's opacity and scale L1 terms: go = opacity_reg / N, gs = scale_reg / 3N.
 GLINT_KERNEL void mcmc_regularizer_kernel(McmcRegSpans r, float go, float gs) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t i = thread_index();
   if (i >= r.opacity_logits.size) return;
   const float s = 1.f / (1.f + expf(-r.opacity_logits[i]));
   r.opacity_terms[i] = s;
   if (r.d_opacity.size > 0) r.d_opacity[i] += go * s * (1.f - s);
   double sum = 0;
   for (std::uint32_t a = 0; a < 3; ++a) {
-    const float e = expf(r.log_scales[3 * i + a]);
+    const float e = expf(r.log_scales[row_element(i, 3, a)]);
     sum += e;
-    if (r.d_log_scales.size > 0) r.d_log_scales[3 * i + a] += gs * e;
+    if (r.d_log_scales.size > 0) r.d_log_scales[row_element(i, 3, a)] += gs * e;
   }
   r.scale_terms[i] = sum;
 }

@@ -5,6 +5,9 @@
 // only what follows from the blurred values:
 //   ssim_forward_tile_kernel   the five moment blurs -> SSIM map, its three derivatives, |a - b|
 //   ssim_backward_tile_kernel  the three derivative blurs -> d loss / d a (L1 term folded in)
+// With weights (masks: a and b then the weighted images) each value of the SSIM map and its
+// derivatives, and the gradient, are multiplied by their pixel's weight, as train/ssim.cpp
+// weighs them.
 // Channels one after another, each blurred on its own. Every blurred value is
 // ssim_window_sum's fixed-order sum (train/ssim_math.h) over the same taps as the CPU's
 // blur, so the tile size does not change the bits.
@@ -14,6 +17,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 #include "glint/backend/cuda/kernels/loss_kernels.h"
 
 namespace glint::cuda {
@@ -45,12 +49,12 @@ GLINT_HD inline void stage_tile(const float* const (&src)[planes], const LossIma
 }
 
 GLINT_KERNEL void ssim_forward_tile_kernel(DeviceSpan<const float> a, DeviceSpan<const float> b, LossImage img,
-                                           DeviceSpan<float> derivs, DeviceSpan<float> ssim_map,
-                                           DeviceSpan<float> abs_diff) {
+                                           DeviceSpan<const float> weight, DeviceSpan<float> derivs,
+                                           DeviceSpan<float> ssim_map, DeviceSpan<float> abs_diff) {
   __shared__ float in[2][kSsimSpan][kSsimSpan];  // a, b of one channel
   __shared__ float hx[5][kSsimSpan][kSsimTile];  // a, b, aa, bb, ab blurred along x
   const std::uint32_t t = threadIdx.x, tile = blockIdx.x;
-  const std::uint32_t count = a.size;
+  const std::uint64_t count = a.size;  // the derivative planes' offsets pass 2^32 before count does
   const int x0 = static_cast<int>(tile % ssim_tiles_x(img)) * kSsimTile;
   const int y0 = static_cast<int>(tile / ssim_tiles_x(img)) * kSsimTile;
   const int tx = static_cast<int>(t) % kSsimTile, ty = static_cast<int>(t) / kSsimTile;
@@ -87,14 +91,16 @@ GLINT_KERNEL void ssim_forward_tile_kernel(DeviceSpan<const float> a, DeviceSpan
                                static_cast<std::uint32_t>(x)) * static_cast<std::uint32_t>(img.channels) +
                               static_cast<std::uint32_t>(ch);
       float dm = 0.f, d11 = 0.f, d12 = 0.f;
+      const float w = value_weight(weight, i, img);
       if (derivs.size > 0) {
         ssim_map[i] = ssim_map_value<true>(m[0], m[1], m[2], m[3], m[4], img.c1, img.c2, &dm, &d11, &d12);
-        derivs[i] = dm;
-        derivs[count + i] = d11;
-        derivs[2 * count + i] = d12;
+        derivs[i] = weight.size > 0 ? dm * w : dm;
+        derivs[plane_element(1, count, i)] = weight.size > 0 ? d11 * w : d11;
+        derivs[plane_element(2, count, i)] = weight.size > 0 ? d12 * w : d12;
       } else {
         ssim_map[i] = ssim_map_value<false>(m[0], m[1], m[2], m[3], m[4], img.c1, img.c2, &dm, &d11, &d12);
       }
+      if (weight.size > 0) ssim_map[i] *= w;
       abs_diff[i] = fabsf(a[i] - b[i]);
     }
     __syncthreads();  // the next channel overwrites the staged values
@@ -102,11 +108,12 @@ GLINT_KERNEL void ssim_forward_tile_kernel(DeviceSpan<const float> a, DeviceSpan
 }
 
 GLINT_KERNEL void ssim_backward_tile_kernel(DeviceSpan<const float> derivs, DeviceSpan<const float> a,
-                                            DeviceSpan<const float> b, LossImage img, DeviceSpan<float> grad) {
+                                            DeviceSpan<const float> b, LossImage img, DeviceSpan<const float> weight,
+                                            DeviceSpan<float> grad) {
   __shared__ float in[3][kSsimSpan][kSsimSpan];  // the derivative planes of one channel
   __shared__ float hx[3][kSsimSpan][kSsimTile];  // blurred along x
   const std::uint32_t t = threadIdx.x, tile = blockIdx.x;
-  const std::uint32_t count = grad.size;
+  const std::uint64_t count = grad.size;
   const int x0 = static_cast<int>(tile % ssim_tiles_x(img)) * kSsimTile;
   const int y0 = static_cast<int>(tile / ssim_tiles_x(img)) * kSsimTile;
   const int tx = static_cast<int>(t) % kSsimTile, ty = static_cast<int>(t) / kSsimTile;
@@ -114,7 +121,8 @@ GLINT_KERNEL void ssim_backward_tile_kernel(DeviceSpan<const float> derivs, Devi
   const bool inside = x < img.width && y < img.height;
   const FusedMulAdd madd;
   for (int ch = 0; ch < img.channels; ++ch) {
-    const float* const src[3] = {derivs.data, derivs.data + count, derivs.data + 2 * std::size_t(count)};
+    const float* const src[3] = {derivs.data, derivs.data + plane_element(1, count, 0),
+                                 derivs.data + plane_element(2, count, 0)};
     stage_tile<3>(src, img, ch, x0, y0, t, in);
     __syncthreads();
     for (std::uint32_t k = t; k < static_cast<std::uint32_t>(kSsimSpan * kSsimTile); k += kSsimTileThreads) {
@@ -134,6 +142,7 @@ GLINT_KERNEL void ssim_backward_tile_kernel(DeviceSpan<const float> derivs, Devi
                               static_cast<std::uint32_t>(ch);
       const float g = ssim_grad_value(img.inv_count, m[0], m[1], m[2], a[i], b[i]);
       grad[i] = img.l1_scale * l1_sign(a[i] - b[i]) - img.lambda * g;
+      if (weight.size > 0) grad[i] *= value_weight(weight, i, img);
     }
     __syncthreads();
   }

@@ -9,6 +9,7 @@
 #include "glint/backend/cuda/cuda_namespace.h"
 #include "glint/backend/cuda/cuda_api.h"
 #include "glint/backend/cuda/device_span.h"
+#include "glint/backend/cuda/indexing.h"
 
 namespace glint::cuda {
 inline namespace GLINT_CUDA_NS {
@@ -20,7 +21,7 @@ struct TargetImage {
 static_assert(sizeof(TargetImage) == 24 && offsetof(TargetImage, background) == 12);
 
 GLINT_KERNEL void target_kernel(DeviceSpan<const std::uint8_t> src, TargetImage t, DeviceSpan<float> out) {
-  const std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint64_t p = thread_index();
   if (p >= out.size / 3) return;
   const int ch = t.channels;
   const std::uint8_t* px = src.data + static_cast<std::size_t>(p) * static_cast<std::size_t>(ch);

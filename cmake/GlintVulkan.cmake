@@ -1,0 +1,49 @@
+# The Vulkan backend (src/glint/backend/vulkan/): on where the Vulkan headers, a GLSL to
+# SPIR-V compiler (glslc), the SPIR-V validator (spirv-val) and SPIRV-Cross's C API (shader
+# reflection) are found (Debian: libvulkan-dev glslc spirv-tools libspirv-cross-c-shared-dev,
+# scripts/install-deps.sh). The loader itself is opened at run time, so a Vulkan build runs
+# on machines without any Vulkan driver.
+find_program(GLINT_GLSLC glslc)
+find_program(GLINT_SPIRV_VAL spirv-val)
+find_path(GLINT_VULKAN_INCLUDE_DIR vulkan/vulkan.h)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(SPIRV_CROSS_C QUIET IMPORTED_TARGET spirv-cross-c-shared)
+endif()
+set(glint_vulkan_default OFF)
+if(GLINT_GLSLC AND GLINT_SPIRV_VAL AND GLINT_VULKAN_INCLUDE_DIR AND SPIRV_CROSS_C_FOUND AND NOT GLINT_FUZZ)
+  set(glint_vulkan_default ON)
+endif()
+option(GLINT_VULKAN "Build the Vulkan backend (needs Vulkan headers, glslc, spirv-val, SPIRV-Cross)" ${glint_vulkan_default})
+if(GLINT_VULKAN AND NOT (GLINT_GLSLC AND GLINT_SPIRV_VAL AND GLINT_VULKAN_INCLUDE_DIR AND SPIRV_CROSS_C_FOUND))
+  message(FATAL_ERROR "GLINT_VULKAN is on but glslc, spirv-val, the Vulkan headers or spirv-cross-c-shared "
+                      "is missing (scripts/install-deps.sh installs them)")
+endif()
+
+# glint_vulkan_shaders(TARGET DIR OUT_CPP): every DIR/*.comp compiled to SPIR-V 1.3
+# (Vulkan 1.1, what MoltenVK and every current driver take), validated by spirv-val, and
+# embedded into OUT_CPP (cmake/EmbedSpirv.cmake). A shader that fails either fails the build.
+function(glint_vulkan_shaders dir out_cpp)
+  file(GLOB comps CONFIGURE_DEPENDS ${dir}/*.comp)
+  file(GLOB includes CONFIGURE_DEPENDS ${dir}/*.glsl ${dir}/*.h)
+  set(spvs "")
+  set(names "")
+  foreach(comp ${comps})
+    get_filename_component(name ${comp} NAME_WE)
+    set(spv ${CMAKE_CURRENT_BINARY_DIR}/spirv/${name}.spv)
+    add_custom_command(OUTPUT ${spv}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/spirv
+      COMMAND ${GLINT_GLSLC} --target-env=vulkan1.1 -Werror -I ${dir} -o ${spv} ${comp}
+      COMMAND ${GLINT_SPIRV_VAL} --target-env vulkan1.1 ${spv}
+      DEPENDS ${comp} ${includes}
+      COMMENT "Compiling and validating shader ${name}.comp" VERBATIM)
+    list(APPEND spvs ${spv})
+    list(APPEND names ${name})
+  endforeach()
+  string(REPLACE ";" "," name_list "${names}")
+  add_custom_command(OUTPUT ${out_cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out_cpp} -DDIR=${CMAKE_CURRENT_BINARY_DIR}/spirv -DNAMES=${name_list}
+            -P ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
+    DEPENDS ${spvs} ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
+    COMMENT "Embedding ${name_list}" VERBATIM)
+endfunction()

@@ -1,0 +1,105 @@
+#pragma once
+// Each shader of shaders/ as the C++ side calls it: its name, push-constant struct and the
+// storage buffers it binds, in binding order (In<T>: read, Out<T>: written). dispatch.h
+// compiles a call only when its arguments are exactly these, and the pipeline is made only
+// when the SPIR-V's reflection agrees with them.
+#include <cstdint>
+#include <tuple>
+
+#include "glint/backend/vulkan/dispatch.h"
+
+namespace glint::vk::shaders {
+
+using u32 = std::uint32_t;
+using i32 = std::int32_t;
+
+struct Project {
+  static constexpr const char* kName = "project";
+  using Push = ProjectPush;
+  // means, log_scales, quats, opacity logits, sh_dc, sh_rest -> splats, tile counts, radii
+  using Args = std::tuple<In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, Out<ProjectedSplat>,
+                          Out<u32>, Out<i32>>;
+};
+
+struct TileKeys {
+  static constexpr const char* kName = "tile_keys";
+  using Push = TileKeysPush;
+  // splats, offsets -> key low words, key high words, slots, splat of each slot
+  using Args = std::tuple<In<ProjectedSplat>, In<u32>, Out<u32>, Out<u32>, Out<u32>, Out<u32>>;
+};
+
+struct ScanBlocks {
+  static constexpr const char* kName = "scan_blocks";
+  using Push = CountPush;
+  using Args = std::tuple<Out<u32>, Out<u32>>;  // values (scanned in place), block sums
+};
+
+struct ScanAdd {
+  static constexpr const char* kName = "scan_add";
+  using Push = CountPush;
+  using Args = std::tuple<Out<u32>, In<u32>>;  // values, scanned block sums
+};
+
+struct RadixCount {
+  static constexpr const char* kName = "radix_count";
+  using Push = CountPush;
+  using Args = std::tuple<In<u32>, In<u32>, Out<u32>>;  // key low, key high -> histogram
+};
+
+struct RadixScatter {
+  static constexpr const char* kName = "radix_scatter";
+  using Push = CountPush;
+  // key low, key high, values, scanned histogram -> the same three, reordered
+  using Args = std::tuple<In<u32>, In<u32>, In<u32>, In<u32>, Out<u32>, Out<u32>, Out<u32>>;
+};
+
+struct TileRanges {
+  static constexpr const char* kName = "tile_ranges";
+  using Push = CountPush;
+  // sorted key high words (tiles), sorted slots, splat of each slot -> sorted splats, ranges
+  using Args = std::tuple<In<u32>, In<u32>, In<u32>, Out<u32>, Out<u32>>;
+};
+
+struct Blend {
+  static constexpr const char* kName = "blend";
+  using Push = BlendPush;
+  // splats, sorted splats, ranges -> rgb, alpha, t_final, last, depth, depth_sum, median,
+  // median_at, normal, distortion, dist_r, dist_z0, count
+  using Args = std::tuple<In<ProjectedSplat>, In<u32>, In<u32>, Out<float>, Out<float>, Out<float>, Out<u32>,
+                          Out<float>, Out<float>, Out<float>, Out<u32>, Out<float>, Out<float>, Out<float>,
+                          Out<float>, Out<float>>;
+};
+
+struct BlendBackward {
+  static constexpr const char* kName = "blend_backward";
+  using Push = BlendPush;
+  // splats, sorted splats, sorted slots, ranges, t_final, last, depth_sum, median_at, dist_r,
+  // dist_z0, d_rgb, d_alpha, d_depth, d_median, d_normal, d_distortion -> records
+  using Args = std::tuple<In<ProjectedSplat>, In<u32>, In<u32>, In<u32>, In<float>, In<u32>, In<float>, In<u32>,
+                          In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<float>,
+                          Out<float>>;
+};
+
+struct SplatBackward {
+  static constexpr const char* kName = "splat_backward";
+  using Push = SplatBackwardPush;
+  // means, log_scales, quats, opacity, sh_dc, sh_rest, splats, offsets, records -> the
+  // gradients of means, log_scales, quats, opacity, sh_dc, sh_rest, and mean2d
+  using Args = std::tuple<In<float>, In<float>, In<float>, In<float>, In<float>, In<float>, In<ProjectedSplat>,
+                          In<u32>, In<float>, Out<float>, Out<float>, Out<float>, Out<float>, Out<float>, Out<float>,
+                          Out<float>>;
+};
+
+struct MathCheck {
+  static constexpr const char* kName = "math_check";
+  using Push = MathCheckPush;
+  using Args = std::tuple<In<float>, Out<float>>;
+};
+
+}  // namespace glint::vk::shaders
+
+namespace glint::vk::shaders {
+// Every shader the backend dispatches (the tests make each one's pipeline on every driver).
+using All = std::tuple<Project, TileKeys, ScanBlocks, ScanAdd, RadixCount, RadixScatter, TileRanges, Blend,
+                       BlendBackward, SplatBackward, MathCheck>;
+}  // namespace glint::vk::shaders

@@ -1,0 +1,118 @@
+// Structs the Vulkan backend's shaders and its C++ code share, written once in the common
+// subset of C++ and GLSL: only 32-bit scalars and arrays of them, so that GLSL's std430
+// layout (storage buffers and push constants) and C++'s layout are the same. The shaders
+// include this file; the C++ side includes it inside a namespace that defines `uint`
+// (backend/vulkan/shader_types.h, which pins every size and offset with static_asserts), and
+// every pipeline is checked against the SPIR-V's reflection when it is created.
+#ifndef GLINT_VK_SHARED_TYPES_H
+#define GLINT_VK_SHARED_TYPES_H
+
+// The blend outputs (backend/render_outputs.h's blend rows) as the kernels' flag bits, the
+// CPU tile kernels' aov::kernel_flag (static_asserted on the C++ side).
+#define GLINT_AOV_DEPTH 1u
+#define GLINT_AOV_MEDIAN 2u
+#define GLINT_AOV_NORMAL 4u
+#define GLINT_AOV_DISTORTION 8u
+#define GLINT_AOV_COUNT 16u
+// The outputs whose gradient reaches a splat's depth or normal (a record's 13 floats).
+#define GLINT_AOV_GEOMETRY 15u
+// Backward: the upstream gradients given (BlendPush::grad_flags).
+#define GLINT_GRAD_ALPHA 1u
+#define GLINT_GRAD_DEPTH 2u
+#define GLINT_GRAD_MEDIAN 4u
+#define GLINT_GRAD_NORMAL 8u
+#define GLINT_GRAD_DISTORTION 16u
+#define GLINT_NO_MEDIAN 0xffffffffu
+
+// render::ViewT<float>, member for member.
+struct ViewParams {
+  float R[9];
+  float t[3];
+  float campos[3];
+  float fx;
+  float fy;
+  float cx;
+  float cy;
+  float lim_x_neg;
+  float lim_x_pos;
+  float lim_y_neg;
+  float lim_y_pos;
+  float near_plane;
+  int width;
+  int height;
+};
+
+// One splat after projection, as the stages pass it from the project stage to the tile
+// lists and the blend (the CUDA backend's ProjectedSplat, the same layout).
+struct ProjectedSplat {
+  float mx;
+  float my;
+  float conic[3];
+  float depth;
+  float opacity;
+  float power_cut;
+  float ext_x;
+  float ext_y;
+  uint tiles;  // tiles its cut ellipse reaches (0: not drawn)
+  int radius;  // RenderOutput::radii
+  float rgb[3];
+  float normal[3];
+  uint pad[2];
+};
+
+// Per-splat stages run over a chunk of splats whose buffers are bound from the chunk's
+// first splat (so that no binding passes the device's maxStorageBufferRange); `first` is
+// the chunk's first splat in the whole model, `count` its size.
+struct ProjectPush {
+  ViewParams view;
+  uint first;
+  uint count;
+  int sh_degree;
+  uint antialiased;
+};
+
+struct TileKeysPush {
+  uint first;
+  uint count;
+  int width;
+  int height;
+};
+
+// A 1D dispatch over `count` elements (the index arithmetic of linear_index in common.glsl).
+struct CountPush {
+  uint count;
+  uint shift;  // radix passes: the digit's lowest bit (0..60); scans: unused
+  uint blocks; // radix passes: the number of blocks the keys are cut into
+  uint pad;
+};
+
+struct BlendPush {
+  int width;
+  int height;
+  int tiles_x;
+  uint flags;           // the blend outputs drawn (aov::kernel_flag bits)
+  float background[3];
+  uint stop_at_median;  // RenderSettings::median_depth_only
+  uint grad_flags;      // backward: which upstream gradients are given (kGrad* bits)
+  uint record_floats;   // backward: floats a record
+  uint pad[2];
+};
+
+struct SplatBackwardPush {
+  ViewParams view;
+  uint first;
+  uint count;
+  int sh_degree;
+  uint antialiased;
+  uint record_floats;
+};
+
+// The math check (tests only): `count` inputs of `stride` floats each.
+struct MathCheckPush {
+  uint count;
+  uint function;
+  uint in_stride;
+  uint out_stride;
+};
+
+#endif

@@ -1,0 +1,122 @@
+// Training through the Vulkan backend on both CPU drivers, under the validation layer. Its
+// training session is the CPU session (loss, Adam, density control on the host) rendering
+// and differentiating on the device: one step against the CPU session, the Trainer's ADC
+// and MCMC runs climbing far above the first render, two runs giving the same bits, a
+// checkpoint's state continuing bit-identically on the same device, and a checkpoint moved
+// between the CPU and Vulkan backends continuing there to the tolerances. The scene is the
+// demo at 25x25 with a few hundred splats (tests/training_session_steps.h).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "emulated_cuda_trainer.h"
+#include "glint/backend/cpu/cpu_training_session.h"
+#include "glint/train/checkpoint.h"
+#include "glint/train/trainer.h"
+#include "raster_test_util.h"
+#include "training_session_steps.h"
+#include "vulkan_test_support.h"
+
+using namespace glint;
+using test::run_step;
+using test::Scene;
+using test::StepOut;
+
+namespace {
+class VulkanTraining : public test::VulkanTest {};
+}  // namespace
+
+TEST_P(VulkanTraining, OneStepMatchesTheCpuSession) {
+  Scene sc(400);
+  auto cpu_backend = make_cpu_backend(1);
+  auto vk_backend = test::vulkan_backend_on(driver());
+  auto cpu = vk_backend->start_training(sc.setup(), sc.initial());
+  auto ref = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  const StepOut a = run_step(*ref, 3, 1, 1, false), b = run_step(*cpu, 3, 1, 1, false);
+  EXPECT_NEAR(b.loss, a.loss, 1e-5 * a.loss);
+  EXPECT_EQ(b.visible, a.visible);
+  EXPECT_GT(a.visible, ref->size() / 4);
+  EXPECT_EQ(b.adam, -1);
+  const SplatSet& sa = ref->state();
+  const SplatSet& sb = cpu->state();
+  const std::size_t slack = sa.size() / 100 + 1;
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    EXPECT_TRUE(test::grads_close(kParamGroupNames[gi], sb.adam.groups()[gi].m, sa.adam.groups()[gi].m, 1e-3,
+                                  slack * static_cast<std::size_t>(kParamGroupWidths[gi])));
+  }
+  EXPECT_EQ(sb.grad_count, sa.grad_count);
+  EXPECT_EQ(sb.max_radii, sa.max_radii);
+}
+
+TEST_P(VulkanTraining, AdcAndMcmcTrainFarAboveTheFirstRenderAndRepeat) {
+  for (Strategy strategy : {Strategy::kAdc, Strategy::kMcmc}) {
+    SCOPED_TRACE(strategy == Strategy::kAdc ? "adc" : "mcmc");
+    Scene sc(200);
+    // (short: SwiftShader runs each step's two dozen dispatches slowly under the validation layer)
+    TrainOptions o;
+    o.steps = strategy == Strategy::kAdc ? 100 : 60;
+    o.seed = 3;
+    o.strategy = strategy;
+    o.densify.densify_from = 40;
+    o.densify.densify_every = 40;
+    o.densify.densify_until = 90;
+    o.densify.grad_threshold = 1e-5f;
+    o.mcmc.refine_from = 20;
+    o.mcmc.refine_every = 20;
+    o.mcmc.refine_until = 50;
+    o.mcmc.max_splats = 300;
+    auto be = test::vulkan_backend_on(driver());
+    Trainer t(sc.data, o, *be, sc.images);
+    const double first = test::mean_train_psnr(sc, t.model());
+    const std::size_t before = t.model().size();
+    while (t.current_step() < o.steps) t.step();
+    const double last = test::mean_train_psnr(sc, t.model());
+    std::printf("Vulkan (%s) training: %.2f dB -> %.2f dB, %zu -> %zu splats\n", driver().c_str(), first, last, before,
+                t.model().size());
+    EXPECT_GT(last, first + (strategy == Strategy::kAdc ? 4.0 : 3.0));
+    EXPECT_NE(t.model().size(), before);  // the set changed
+    if (strategy == Strategy::kMcmc) {  // a second run on the same device, through a refinement: the same bits
+      Trainer u(sc.data, o, *be, sc.images);
+      while (u.current_step() < o.steps) u.step();
+      test::expect_same_model(t.model(), u.model());
+    }
+  }
+}
+
+TEST_P(VulkanTraining, CheckpointsContinueBitIdenticallyAndMoveBetweenBackends) {
+  Scene sc(300);
+  auto be = test::vulkan_backend_on(driver());
+  auto a = be->start_training(sc.setup(), sc.initial());
+  for (long step = 1; step <= 3; ++step) run_step(*a, static_cast<std::size_t>(step), step, 1, false);
+  // through a checkpoint's bytes, as glint train --resume reads them
+  TrainCheckpoint ck;
+  ck.step = 3;
+  ck.splats = a->state();
+  const TrainCheckpoint saved = parse_checkpoint(serialize_checkpoint(ck), "test checkpoint");
+  auto b = be->start_training(sc.setup(), sc.initial());
+  b->load(saved.splats);
+  b->set_sh_degree(saved.splats.model.sh_degree);
+  auto cpu_backend = make_cpu_backend(1);
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
+  cpu->load(saved.splats);
+  for (long step = 4; step <= 5; ++step) {
+    const StepOut x = run_step(*a, static_cast<std::size_t>(step), step, 1, false);
+    const StepOut y = run_step(*b, static_cast<std::size_t>(step), step, 1, false);
+    const StepOut z = run_step(*cpu, static_cast<std::size_t>(step), step, 1, false);
+    ASSERT_EQ(x.loss, y.loss) << "step " << step;
+    EXPECT_NEAR(z.loss, x.loss, 1e-4 * x.loss) << "step " << step;
+  }
+  test::expect_same_set(a->state(), b->state());
+  EXPECT_TRUE(test::images_close("means after the CPU's steps", cpu->state().model.means, a->state().model.means, 1e-4,
+                                 a->size() / 50 + 1));
+  // and the other way: a CPU checkpoint continued on the device
+  TrainCheckpoint from_cpu;
+  from_cpu.splats = cpu->state();
+  auto c = be->start_training(sc.setup(), sc.initial());
+  c->load(parse_checkpoint(serialize_checkpoint(from_cpu), "cpu checkpoint").splats);
+  const StepOut p = run_step(*c, 6, 6, 1, false), q = run_step(*cpu, 6, 6, 1, false);
+  EXPECT_NEAR(p.loss, q.loss, 1e-4 * q.loss);
+}
+
+GLINT_VULKAN_DRIVERS(VulkanTraining);
