@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Installs what the demo needs, builds the glint program alone and runs the main job on the
 # bundled demo scene. Device code is compiled only for the GPU this machine has (none
-# without one). Arguments go to `glint demo` (e.g. --steps 1000).
+# without one: neither CUDA nor Vulkan). Arguments go to `glint demo` (e.g. --steps 1000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh --demo
+# The Vulkan backend only where a GPU driver is there to run it (a render node, or NVIDIA's
+# device): a machine without a GPU builds and hears nothing about GPUs.
+gpu_flags=(-DGLINT_VULKAN=OFF)
+deps=(--demo)
+if compgen -G '/dev/dri/renderD*' >/dev/null || [ -e /dev/nvidia0 ]; then
+  gpu_flags=(-DGLINT_VULKAN=ON)
+  deps+=(--vulkan)
+fi
+bash scripts/install-deps.sh "${deps[@]}"
 
 cuda_flags=(-DGLINT_CUDA=OFF)
 # Compute capabilities of this machine's GPUs ("8.6" -> 86), one architecture each.
@@ -25,6 +33,6 @@ fi
 
 # Only the program the demo runs: no tests, benchmarks or GPU tests.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLINT_BUILD_TESTS=OFF -DGLINT_BUILD_BENCH=OFF \
-  "${cuda_flags[@]}" >/dev/null
+  "${cuda_flags[@]}" "${gpu_flags[@]}" >/dev/null
 cmake --build build -j "$(nproc)" --target glint
 ./build/src/glint demo --force "$@"
