@@ -2,7 +2,9 @@
 # and the bundled demo scene, which `glint demo` finds beside the program
 # (<prefix>/share/glint/demo). cpack makes a .deb whose dependencies dpkg-shlibdeps reads
 # off the binary (OpenMP, OpenEXR, cpp-httplib, stb, ...); COLMAP and ffmpeg, which only
-# `glint sfm` and `glint train` on photos or a video run, are recommended.
+# `glint sfm` and `glint train` on photos or a video run, are recommended, and so is the
+# Vulkan loader where the Vulkan backend is built (it is opened at run time, so
+# dpkg-shlibdeps cannot see it).
 include(GNUInstallDirs)
 install(TARGETS glint RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/demo/ DESTINATION ${CMAKE_INSTALL_DATADIR}/glint/demo)
@@ -19,4 +21,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION graphics)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "colmap, ffmpeg")
+if(GLINT_VULKAN)
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", libvulkan1")
+endif()
 include(CPack)

@@ -123,11 +123,17 @@ TEST(VersionCli, NamesTheBackendsAndCpuKernels) {
   CommandResult r = run_glint("--version");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind(std::string("glint ") + GLINT_VERSION + "\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("backends: cpu\n"), std::string::npos) << r.out;
   if (kCudaBuild) {
-    EXPECT_NE(r.out.find("backends: cpu, cuda (device code for CUDA architectures "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\n  cuda: device code for CUDA architectures "), std::string::npos) << r.out;
   } else {
-    EXPECT_NE(r.out.find("backends: cpu (built without CUDA)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\n  cuda: not built"), std::string::npos) << r.out;
   }
+#if defined(GLINT_WITH_VULKAN)
+  EXPECT_NE(r.out.find("\n  vulkan: SPIR-V for Vulkan 1.1; "), std::string::npos) << r.out;
+#else
+  EXPECT_NE(r.out.find("\n  vulkan: not built"), std::string::npos) << r.out;
+#endif
   EXPECT_NE(r.out.find(std::string("this CPU runs ") + cpu_simd_name(active_cpu_simd())), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
