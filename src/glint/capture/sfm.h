@@ -19,7 +19,10 @@ struct SfmOptions {
                                 // exhaustive_up_to images, sequential beyond
   long frames = 150;            // a video: about this many frames are kept
   int max_image_size = 1024;    // SIFT runs on images scaled to this longest side
-  int max_features = 4096;      // SIFT features kept per image
+  // Exhaustive matching compares every feature of one image with every feature of the
+  // other on the CPU: its time grows with the square of this. At 1024 a phone capture of
+  // 67 frames still registers every frame (docs/BENCHMARKS.md).
+  int max_features = 1024;      // SIFT features kept per image
   int exhaustive_up_to = 250;
   int sequential_overlap = 10;  // sequential matching: each image against the next N
   bool redo = false;            // run again even when the folder holds this capture's result
