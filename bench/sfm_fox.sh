@@ -33,7 +33,7 @@ echo "== glint train $fox (the dataset's poses, $steps steps)" >&2
 python3 - "$out" <<'EOF'
 import json, sys
 out = sys.argv[1]
-s = json.load(open(f"{out}/from_photos/sfm/glint-sfm.json"))
+s = json.load(open(f"{out}/from_photos/sfm/glint-sfm.json"))["summary"]
 t = s["seconds"]
 print(f"SfM: {s['registered']} of {s['images']} registered, matcher {s['matcher']}, "
       f"{s['points']} points, mean reprojection error {s['mean_reprojection_error_px']:.2f} px")
@@ -42,5 +42,5 @@ print(f"SfM wall time: {t['total']:.1f} s (features {t['features']:.1f} s, match
 for name in ("from_photos", "from_poses"):
     e = json.load(open(f"{out}/{name}/eval.json"))
     print(f"{name:<12} test PSNR {e['test']['mean_psnr']:.2f} dB, SSIM {e['test']['mean_ssim']:.4f}, "
-          f"{e['steps']} steps, {len(e['test'].get('views', []))} test views, train wall {e['wall_time_s']:.1f} s")
+          f"{e['steps']} steps, {len(e['test']['views'])} test views, {e['splats']} splats, training {e['train_time_s']:.1f} s")
 EOF
