@@ -14,7 +14,7 @@
 namespace glint {
 
 namespace {
-std::string why_no_cuda() {
+[[maybe_unused]] std::string why_no_cuda() {
   return "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
 }
 }  // namespace
