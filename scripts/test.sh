@@ -22,7 +22,10 @@ bash scripts/install-deps.sh
 
 echo "== Release build and tests"
 # sm_90 alone keeps CI's nvcc time short; a user's build compiles every supported GPU.
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+# scripts/demo.sh configures the same folder for the program alone: tests and benchmarks on
+# again, and GLINT_CUDA and GLINT_VULKAN back to their defaults (on where their tools are found).
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DGLINT_BUILD_TESTS=ON -DGLINT_BUILD_BENCH=ON -UGLINT_CUDA -UGLINT_VULKAN >/dev/null
 cmake --build build -j "$jobs"
 # Serial: the heavy tests are multi-threaded themselves, and OpenMP threads of two
 # tests sharing two cores slow both down many times over.

@@ -1,14 +1,17 @@
 // --backend on every command that renders: the CPU by name, auto, and a backend this build
-// or machine lacks as one line and exit 2, before any work is done. Both build kinds: a
-// CUDA build on a machine without a device (every CI machine) says that no device was
-// found and auto falls back with one line; a build without CUDA says so, and auto is
-// silent.
+// or machine lacks as one line and exit 2, before any work is done. Both build kinds: asked
+// for by name, cuda without a device says that no device was found (a CUDA build) or that
+// the build has no CUDA; auto falls back to the CPU silently on a machine without an
+// NVIDIA GPU (every CI machine), and with one line where a GPU is installed that CUDA
+// cannot use.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "glint/backend/backend_registry.h"
+#include "glint/backend/gpu_presence.h"
 #include "glint/core/error.h"
 #include "test_support.h"
 
@@ -57,18 +60,22 @@ TEST(BackendCli, TrainOnTheCpuByNameRecordsItAndKeepsAnExplicitZeroWeight) {
   EXPECT_TRUE(j["options"]["random_background"].get<bool>());
 }
 
-TEST(BackendCli, AutoFallsBackToTheCpuOnOneLineOnlyInCudaBuilds) {
+TEST(BackendCli, AutoFallsBackToTheCpuSilentlyWithoutAGpu) {
   if (backend_available("cuda")) GTEST_SKIP() << "this build and machine have CUDA";
+  // A note only where there is a GPU to say something about.
+  const bool noted_expected = nvidia_gpu_installed();
   // eval opens its backend before it reads the model: the note (if any), then the error
   for (const std::string& flag : {std::string(" --backend auto"), std::string()}) {
     CommandResult r = run_glint("eval missing.ply '" + kDemo + "'" + flag);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     const auto lines = std::count(r.err.begin(), r.err.end(), '\n');
     const bool noted = r.err.find("falling back to the CPU") != std::string::npos;
-    EXPECT_EQ(noted, kCudaBuild) << r.err;
-    EXPECT_EQ(lines, kCudaBuild ? 2 : 1) << r.err;
-    if (kCudaBuild) {
-      EXPECT_EQ(r.err.rfind("glint: --backend auto: no CUDA device was found", 0), 0u) << r.err;
+    EXPECT_EQ(noted, noted_expected) << r.err;
+    EXPECT_EQ(lines, noted_expected ? 2 : 1) << r.err;
+    EXPECT_EQ(r.err.find("CUDA") != std::string::npos || r.err.find("GPU") != std::string::npos, noted_expected)
+        << r.err;
+    if (noted_expected) {
+      EXPECT_EQ(r.err.rfind("glint: --backend auto: an NVIDIA GPU is installed but ", 0), 0u) << r.err;
       EXPECT_LT(r.err.find("falling back"), r.err.find('\n')) << "the note is one line: " << r.err;
     }
     EXPECT_NE(r.err.find("missing.ply"), std::string::npos) << r.err;
@@ -83,7 +90,7 @@ TEST(BackendRegistry, CudaWithoutADeviceOrBuild) {
   BackendChoice c = make_backend("auto");
   ASSERT_TRUE(c.backend);
   EXPECT_STREQ(c.backend->name(), "cpu");
-  EXPECT_EQ(c.fallback_note.empty(), !kCudaBuild) << c.fallback_note;
+  EXPECT_EQ(c.fallback_note.empty(), !nvidia_gpu_installed()) << c.fallback_note;
   EXPECT_EQ(c.fallback_note.find('\n'), std::string::npos);
   try {
     make_backend("cuda");
@@ -91,4 +98,42 @@ TEST(BackendRegistry, CudaWithoutADeviceOrBuild) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(kNoCuda), std::string::npos) << e.what();
   }
+}
+
+TEST(GpuPresence, ReadsThePciBusAndTheDriversFiles) {
+  TempDir d;
+  const auto device = [&](const std::string& slot, const std::string& vendor, const std::string& cls) {
+    const std::string dir = d.str("sys/bus/pci/devices/" + slot);
+    std::filesystem::create_directories(dir);
+    write_file(dir + "/vendor", vendor + "\n");
+    write_file(dir + "/class", cls + "\n");
+  };
+  EXPECT_FALSE(nvidia_gpu_installed(d.str()));                  // nothing at all
+  device("0000:00:01.0", "0x8086", "0x030000");                 // an Intel display
+  device("0000:00:02.0", "0x10de", "0x0c0330");                 // an NVIDIA USB controller
+  EXPECT_FALSE(nvidia_gpu_installed(d.str()));
+  device("0000:41:00.0", "0x10de", "0x030200");                 // an NVIDIA 3D controller
+  EXPECT_TRUE(nvidia_gpu_installed(d.str()));
+  TempDir driver;
+  std::filesystem::create_directories(driver.path() / "proc/driver/nvidia/gpus/0000:41:00.0");
+  EXPECT_TRUE(nvidia_gpu_installed(driver.str()));
+}
+
+TEST(VersionCli, NamesTheBackendsAndCpuKernels) {
+  CommandResult r = run_glint("--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(std::string("glint ") + GLINT_VERSION + "\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("backends: cpu\n"), std::string::npos) << r.out;
+  if (kCudaBuild) {
+    EXPECT_NE(r.out.find("\n  cuda: device code for CUDA architectures "), std::string::npos) << r.out;
+  } else {
+    EXPECT_NE(r.out.find("\n  cuda: not built"), std::string::npos) << r.out;
+  }
+#if defined(GLINT_WITH_VULKAN)
+  EXPECT_NE(r.out.find("\n  vulkan: SPIR-V for Vulkan 1.1; "), std::string::npos) << r.out;
+#else
+  EXPECT_NE(r.out.find("\n  vulkan: not built"), std::string::npos) << r.out;
+#endif
+  EXPECT_NE(r.out.find(std::string("this CPU runs ") + cpu_simd_name(active_cpu_simd())), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
 }

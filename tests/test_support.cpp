@@ -39,7 +39,7 @@ std::string read_file(const std::string& path) {
 CommandResult run_glint(const std::string& args, const std::string& env) {
   TempDir tmp;
   std::string out = tmp.str("out.txt"), err = tmp.str("err.txt");
-  std::string cmd = env + std::string(GLINT_EXE) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  std::string cmd = (env.empty() ? "" : env + " ") + std::string(GLINT_EXE) + " " + args + " >" + out + " 2>" + err + " </dev/null";
   int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -36,8 +36,8 @@ struct CommandResult {
   std::string err;  // stderr
 };
 
-// Runs the glint executable with the given argument string (shell-quoted by the caller),
-// with `env` ("NAME=value ...") before it on the shell's command line.
+// Runs the glint executable with the given argument string (shell-quoted by the caller);
+// `env`: assignments put before the command ("PATH='/x'").
 CommandResult run_glint(const std::string& args, const std::string& env = "");
 
 void write_file(const std::string& path, const std::string& bytes);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "glint/backend/gpu_presence.h"
 #include "glint/core/error.h"
 #if defined(GLINT_WITH_CUDA)
 #include "glint/backend/cuda/cuda_backend.h"
@@ -11,6 +12,12 @@
 #endif
 
 namespace glint {
+
+namespace {
+[[maybe_unused]] std::string why_no_cuda() {
+  return "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
+}
+}  // namespace
 
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "vulkan"}; }
 
@@ -35,7 +42,7 @@ bool backend_available(const std::string& name, std::string* why, int device) {
 #if defined(GLINT_WITH_CUDA)
     return cuda_device_present(why);
 #else
-    if (why) *why = "this glint was built without CUDA (configure with -DGLINT_CUDA=ON where nvcc is installed)";
+    if (why) *why = why_no_cuda();
     return false;
 #endif
   }
@@ -84,10 +91,15 @@ BackendChoice make_backend(const std::string& name, int threads, int device) {
       return c;
     }
 #endif
+    // Only a machine with an NVIDIA GPU hears why it is not used; without one, nothing.
+    if (nvidia_gpu_installed()) {
 #if defined(GLINT_WITH_CUDA)
-    c.fallback_note = "--backend auto: " + cuda_why + ", so falling back to the CPU";
+      const std::string why_not = "CUDA cannot use it: " + cuda_why;
+#else
+      const std::string why_not = why_no_cuda();
 #endif
-    // A build without CUDA has nothing it promised to fall back from, so it says nothing.
+      c.fallback_note = "--backend auto: an NVIDIA GPU is installed but " + why_not + ", so falling back to the CPU";
+    }
   }
   c.backend = make_cpu_backend(threads);
   return c;

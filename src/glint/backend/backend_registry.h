@@ -18,7 +18,8 @@ bool backend_available(const std::string& name, std::string* why = nullptr, int 
 
 struct BackendChoice {
   std::unique_ptr<Backend> backend;
-  // Set when "auto" could not take the fast backend it prefers: one line for the user.
+  // Set when "auto" could not take the GPU this machine has (gpu_presence.h): one line
+  // for the user. Empty on a machine without a GPU, which hears nothing about GPUs.
   std::string fallback_note;
 };
 

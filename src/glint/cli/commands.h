@@ -16,6 +16,10 @@ void add_relight(CLI::App& app);
 void add_view(CLI::App& app);
 void add_partition(CLI::App& app);
 void add_merge(CLI::App& app);
+void add_sfm(CLI::App& app);
+
+// What `glint --version` prints (version.cpp).
+std::string version_text();
 
 // `glint info` on a splat file (.ply / .splat / .spz): count, SH degree, bounds, opacity and
 // scale statistics. Lives in info_model.cpp.

@@ -11,10 +11,14 @@ namespace glint::cli {
 
 namespace {
 
-// The bundled scene: next to the sources when run from a build tree, else ./data/demo.
+// The bundled scene: installed beside the program (<prefix>/share/glint/demo), next to the
+// sources when run from a build tree, else ./data/demo.
 std::string demo_data() {
-  for (const std::string& p : {std::string(GLINT_DEMO_DATA), std::string("data/demo")})
-    if (std::filesystem::exists(p + "/transforms_train.json")) return p;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string installed = ec ? "" : (exe.parent_path().parent_path() / "share" / "glint" / "demo").string();
+  for (const std::string& p : {installed, std::string(GLINT_DEMO_DATA), std::string("data/demo")})
+    if (!p.empty() && std::filesystem::exists(p + "/transforms_train.json")) return p;
   throw Error("data/demo", "bundled demo scene not found (run from the repository root or pass --data)");
 }
 

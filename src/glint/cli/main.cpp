@@ -6,10 +6,11 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Glint: train, render and relight 3D Gaussian splats"};
-  app.set_version_flag("--version", std::string("glint ") + GLINT_VERSION);
+  app.set_version_flag("--version", glint::cli::version_text, "Print the version, the backends and CPU kernels of this build");
   app.require_subcommand(1);
   glint::cli::add_info(app);
   glint::cli::add_convert(app);
+  glint::cli::add_sfm(app);
   glint::cli::add_train(app);
   glint::cli::add_eval(app);
   glint::cli::add_render(app);

@@ -41,7 +41,8 @@ void Progress::draw(long done, const std::string& status, bool final) {
   drawn_ = true;
   double elapsed = std::chrono::duration<double>(now - start_).count();
   double frac = std::clamp(static_cast<double>(done) / total_, 0.0, 1.0);
-  double rate = elapsed > 0 ? done / elapsed : 0;
+  // A rate over the first instants of a stage is noise (one unit done in microseconds).
+  double rate = elapsed > 0 && (elapsed > 0.25 || final) ? done / elapsed : 0;
   double eta = rate > 0 ? (total_ - done) / rate : -1;
   const int width = 24;
   int filled = static_cast<int>(frac * width);

@@ -13,6 +13,8 @@ class Progress {
   Progress(std::string label, long total, std::FILE* out = stderr);
   // Reports that `done` of `total` units are finished; `status` is appended (e.g. loss).
   void update(long done, const std::string& status = "");
+  // For work whose size becomes known (or changes) after it started.
+  void set_total(long total) { total_ = total < 1 ? 1 : total; }
   // Draws the final state and ends the line.
   void finish(const std::string& status = "");
 

@@ -6,9 +6,13 @@
 #include <filesystem>
 #include <memory>
 
+#include "glint/capture/capture_input.h"
+#include "glint/capture/external_tool.h"
 #include "glint/cli/backend_flag.h"
 #include "glint/cli/output_dir.h"
 #include "glint/cli/progress.h"
+#include "glint/cli/sfm_run.h"
+#include "glint/core/error.h"
 #include "glint/cli/train_live_view.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/image_io.h"
@@ -69,6 +73,15 @@ class CliObserver final : public RunObserver {
   double last_loss_ = 0;
 };
 
+// out/<name>: the dataset folder's name, or a video's name without its extension.
+std::string default_output(const std::string& input) {
+  fs::path p = fs::path(input).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  std::error_code ec;
+  const std::string name = fs::is_regular_file(p, ec) && p.extension() != ".json" ? p.stem().string() : p.filename().string();
+  return (fs::path("out") / (name.empty() || name == "." ? "run" : name)).string();
+}
+
 }  // namespace
 
 int run_training(TrainArgs a, const TrainingHooks& hooks) {
@@ -87,13 +100,28 @@ int run_training(TrainArgs a, const TrainingHooks& hooks) {
   Backend* backend = hooks.backend ? hooks.backend : own_backend.get();
   DatasetOptions dopt = resolve(a.data);
   dopt.seed = a.run.train.seed;
-  if (a.out.empty()) a.out = (fs::path("out") / fs::path(a.dataset).lexically_normal().filename()).string();
+  if (a.out.empty()) a.out = default_output(a.dataset);
+  const bool capture = capture::is_capture(a.dataset);
+  if (!capture && !a.sfm_flags.empty())
+    throw Error(a.sfm_flags[0], "applies to photos or a video without poses; " + a.dataset + " already has poses");
   RunPaths paths;
   paths.out = a.out;
   paths.checkpoint_path = a.resume_from;
   paths.resume = a.resume || !a.resume_from.empty();
   prepare_output_dir(a.out, {"scene.ply", "eval.json"}, a.force || paths.resume);
 
+  if (capture) {
+    // Poses first: SfM into <out>/sfm (reused when it holds this capture's result), then
+    // training on that dataset like any other.
+    const std::string sfm_dir = (fs::path(a.out) / "sfm").string();
+    try {
+      run_sfm_with_progress(a.dataset, sfm_dir, a.sfm, a.quiet, &g_interrupted);
+    } catch (const capture::Interrupted&) {
+      std::fprintf(stderr, "interrupted during SfM: nothing kept\n");
+      return 130;
+    }
+    a.dataset = sfm_dir;
+  }
   Dataset data = hooks.load ? hooks.load(dopt) : load_dataset(a.dataset, dopt);
   TrainingRun run(data, a.run, paths, *backend);
   if (!a.quiet) {

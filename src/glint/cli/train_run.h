@@ -4,8 +4,10 @@
 // checkpoint.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "glint/backend/backend.h"
+#include "glint/capture/sfm.h"
 #include "glint/cli/dataset_options.h"
 #include "glint/train/run.h"
 #include "glint/train/run_options.h"
@@ -28,6 +30,9 @@ struct TrainArgs {
   std::string view_host = "127.0.0.1";
   int view_port = 0;
   double view_every_s = 2.0;
+  // A capture without poses (photos or a video): SfM into <out>/sfm first (cli/sfm_run.h).
+  capture::SfmOptions sfm;
+  std::vector<std::string> sfm_flags;  // SfM flags given on the command line
 };
 
 // What a caller may put in place of run_training's own steps (glint train PLAN: a cell's

@@ -68,6 +68,17 @@ std::string encode_png(const Image8& image) {
   return out;
 }
 
+std::string encode_jpeg(const Image8& image, int quality) {
+  if (image.channels != 1 && image.channels != 3) throw Error("JPEG encoder: grey or RGB images only");
+  std::string out;
+  auto sink = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_jpg_to_func(sink, &out, image.width, image.height, image.channels, image.data.data(), quality))
+    throw Error("JPEG encoder failed");
+  return out;
+}
+
 namespace {
 
 void put_u32(std::string& out, std::uint32_t v) {

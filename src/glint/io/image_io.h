@@ -19,6 +19,8 @@ Image8 read_image(const std::string& path);
 
 // Encodes an 8-bit image (1-4 channels) as PNG bytes.
 std::string encode_png(const Image8& image);
+// Encodes an 8-bit grey or RGB image as baseline JPEG at `quality` (1-100).
+std::string encode_jpeg(const Image8& image, int quality);
 // The same pixels through zlib's fastest level (every row Paeth-filtered, as encode_png
 // does), for outputs whose write time counts (glint relight's images): far less deflate
 // work than stb's (on relit images the files also come out smaller). Tall images are cut

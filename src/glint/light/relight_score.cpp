@@ -48,7 +48,7 @@ double psnr(const std::vector<double>& a, const std::vector<double>& b, const st
   return mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(1.0 / mse);
 }
 
-ViewScore score_view(const Image8& pred, const Image8& gt, double bg) {
+RelitViewScore score_view(const Image8& pred, const Image8& gt, double bg) {
   if (pred.width != gt.width || pred.height != gt.height)
     throw Error("score: prediction is " + std::to_string(pred.width) + "x" + std::to_string(pred.height) +
                 ", ground truth " + std::to_string(gt.width) + "x" + std::to_string(gt.height));
@@ -97,7 +97,7 @@ RelightScore score_relight(const std::string& dataset, const std::string& pred_d
       if (!std::filesystem::exists(p)) throw Error(p, "missing prediction");
       const Image8 pred = read_image(p);
       const Image8 gt = read_image(dataset + "/relit/" + s + "/" + name);
-      ViewScore v;
+      RelitViewScore v;
       try {
         v = score_view(pred, gt, bg);
       } catch (const Error& e) {

@@ -20,12 +20,12 @@ std::vector<double> composite_srgb(const Image8& img, double bg, std::vector<dou
 // pixels. +infinity when identical; NaN when the mask selects nothing.
 double psnr(const std::vector<double>& a, const std::vector<double>& b, const std::vector<unsigned char>* mask = nullptr);
 
-struct ViewScore {
+struct RelitViewScore {
   double psnr = 0;
   double psnr_masked = 0;  // GT alpha > 0.5
 };
 // Throws glint::Error when the sizes differ.
-ViewScore score_view(const Image8& pred, const Image8& gt, double bg = 0.0);
+RelitViewScore score_view(const Image8& pred, const Image8& gt, double bg = 0.0);
 
 struct SetupScore {
   std::string setup;

@@ -1,0 +1,46 @@
+# `cmake --install` into a scratch prefix gives a glint that runs its demo from the
+# installed scene, and `cpack` makes a .deb with that program, the scene and the runtime
+# dependencies of the binary. Arguments: -DBUILD=<build dir> -DWORK=<scratch dir>.
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed: ${rc}")
+endif()
+execute_process(COMMAND ${WORK}/prefix/bin/glint --version OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^glint [0-9]+\\.[0-9]+\\.[0-9]+\nbackends: cpu")
+  message(FATAL_ERROR "installed glint --version: ${rc}\n${out}")
+endif()
+# The installed scene, found beside the program (run from elsewhere, so that no ./data/demo helps).
+execute_process(COMMAND ${WORK}/prefix/bin/glint info ${WORK}/prefix/share/glint/demo
+                WORKING_DIRECTORY ${WORK} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "installed glint info on the installed demo scene: ${rc}\n${out}")
+endif()
+
+execute_process(COMMAND ${CMAKE_CPACK_COMMAND} -G DEB --config ${BUILD}/CPackConfig.cmake -B ${WORK}/deb
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cpack failed: ${rc}\n${out}\n${err}")
+endif()
+file(GLOB debs ${WORK}/deb/*.deb)
+list(LENGTH debs n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "cpack made ${n} .deb files: ${debs}")
+endif()
+execute_process(COMMAND dpkg-deb -f ${debs} Package Depends Recommends OUTPUT_VARIABLE fields RESULT_VARIABLE rc)
+foreach(want "Package: glint" "libgomp1" "libopenexr" "libcpp-httplib" "Recommends: colmap, ffmpeg")
+  string(FIND "${fields}" "${want}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR ".deb control lacks '${want}':\n${fields}")
+  endif()
+endforeach()
+execute_process(COMMAND dpkg-deb -c ${debs} OUTPUT_VARIABLE files RESULT_VARIABLE rc)
+foreach(want "./usr/bin/glint" "./usr/share/glint/demo/transforms_train.json")
+  string(FIND "${files}" "${want}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR ".deb lacks ${want}")
+  endif()
+endforeach()
+message(STATUS "installed and packaged: ${debs}\n${fields}")
+file(REMOVE_RECURSE ${WORK})
