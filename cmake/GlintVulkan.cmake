@@ -61,6 +61,6 @@ function(glint_vulkan_shaders dir out_cpp)
   add_custom_command(OUTPUT ${out_cpp}
     COMMAND ${CMAKE_COMMAND} -DOUT=${out_cpp} -DDIR=${CMAKE_CURRENT_BINARY_DIR}/spirv -DNAMES=${name_list}
             -P ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
-    DEPENDS ${spvs} ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake
+    DEPENDS ${spvs} ${PROJECT_SOURCE_DIR}/cmake/EmbedSpirv.cmake ${PROJECT_SOURCE_DIR}/cmake/WriteIfChanged.cmake
     COMMENT "Embedding ${name_list}" VERBATIM)
 endfunction()
