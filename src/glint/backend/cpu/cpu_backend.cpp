@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "glint/backend/backward_checks.h"
 #include "glint/backend/backend.h"
 #include "glint/backend/cpu/cpu_forward_state.h"
 #include "glint/backend/cpu/cpu_training_session.h"
@@ -218,15 +219,7 @@ void CpuBackend::backward(const GaussianModel& model, const Camera& camera, cons
   if (!out.saved) throw Error("rasterizer backward: the RenderOutput holds no forward state");
   const auto* st = dynamic_cast<const CpuForwardState*>(out.saved.get());
   if (!st) throw Error("rasterizer backward: the RenderOutput's forward state is another backend's");
-  if (st->settings.median_depth_only)
-    throw Error("rasterizer backward: a median-depth-only forward cannot be differentiated");
-  if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
-      st->height != camera.height)
-    throw Error("rasterizer backward: model or camera differ from the forward pass");
-  for (int i = 0; i < aov::kCount; ++i)
-    if (grad_of(gin, aov::Id(i)) && !wants(st->settings, aov::Id(i)))
-      throw Error("rasterizer backward: a gradient for " + std::string(aov::kInfo[i].name) +
-                  ", which the forward did not render");
+  check_backward_call(*st, model, camera, gin);
   (void)settings;
   grad.resize(st->n, st->settings.want_mean2d_abs);
   threads_ = threads();

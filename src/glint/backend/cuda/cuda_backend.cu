@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "glint/backend/backward_checks.h"
 #include "glint/backend/cuda/cuda_backend.h"
 #include "glint/backend/cuda/device_outputs.h"
 #include "glint/backend/cuda/device_training_session.h"
@@ -182,15 +183,7 @@ void CudaBackend::backward(const GaussianModel& model, const Camera& camera, con
     cpu_->backward(model, camera, settings, out, gin, grad);
     return;
   }
-  if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
-      st->height != camera.height)
-    throw Error("rasterizer backward: model or camera differ from the forward pass");
-  if (st->settings.median_depth_only)
-    throw Error("rasterizer backward: the forward stopped at the median depth (median_depth_only)");
-  for (int i = 0; i < aov::kCount; ++i)
-    if (grad_of(gin, aov::Id(i)) && !wants(st->settings, aov::Id(i)))
-      throw Error("rasterizer backward: a gradient for " + std::string(aov::kInfo[i].name) +
-                  ", which the forward did not render");
+  check_backward_call(*st, model, camera, gin);
   const std::size_t pixels = static_cast<std::size_t>(st->width) * static_cast<std::size_t>(st->height);
   if (gin.d_rgb) {
     upload(d_rgb_, gin.d_rgb, 3 * pixels);

@@ -4,6 +4,7 @@
 // statistic, which has no shader, goes whole to a CPU backend it keeps, said once on stderr.
 // Training: the device training session (device_training_session.h); a dataset with masks
 // trains through the CPU session with this backend as its rasterizer.
+#include "glint/backend/backward_checks.h"
 #include "glint/backend/vulkan/vulkan_backend.h"
 
 #include <algorithm>
@@ -179,15 +180,7 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
     cpu_->backward(model, camera, settings, out, gin, grad);
     return;
   }
-  if (st->n != model.size() || st->model_means != model.means.data() || st->width != camera.width ||
-      st->height != camera.height)
-    throw Error("rasterizer backward: model or camera differ from the forward pass");
-  if (st->settings.median_depth_only)
-    throw Error("rasterizer backward: the forward stopped at the median depth (median_depth_only)");
-  for (int i = 0; i < aov::kCount; ++i)
-    if (grad_of(gin, aov::Id(i)) && !wants(st->settings, aov::Id(i)))
-      throw Error("rasterizer backward: a gradient for " + std::string(aov::kInfo[i].name) +
-                  ", which the forward did not render");
+  check_backward_call(*st, model, camera, gin);
   vk::Stream& s = *stream_;
   vk::Device& d = *device_;
   const std::size_t pixels = std::size_t(st->width) * std::size_t(st->height);
