@@ -64,8 +64,9 @@ class VulkanBackend final : public Backend {
   const char* name() const override { return "vulkan"; }
   std::string device() const override {
     const vk::DeviceInfo& i = device_->info();
-    return i.name + " (" + vk::type_name(i.type) + ", " + i.driver + ", Vulkan " + vk::version_string(i.api_version) +
-           ")";
+    // eval.json's "device": the device, its driver with the driver's version, and the API's
+    return i.name + " (" + vk::type_name(i.type) + ", " + i.driver + ", driver version " + i.driver_version +
+           ", Vulkan " + vk::version_string(i.api_version) + ")";
   }
   StageTimes last_stage_times() const override { return times_; }
   long long peak_device_memory_bytes() const override { return static_cast<long long>(device_->peak_memory()); }
