@@ -103,6 +103,7 @@ class VulkanTrainingSession final : public TrainingSession {
     }
   }
   void upload_images();
+  void check_mask(const Image8& mask, int width, int height, std::size_t view) const;
   void upload_state();
   void download_state();
   // The arrays to the host, train/'s CPU code on them, the arrays back.
@@ -133,11 +134,19 @@ class VulkanTrainingSession final : public TrainingSession {
   DeviceModel model_;
   std::array<Array<float>, kNumParamGroups> m_, v_;
   Array<float> grad_accum_, grad_count_, max_radii_;
-  // the training views as decoded (8-bit, packed), when they fit the budget
-  std::vector<Array<std::uint32_t>> images_;
+  // the training views as decoded (8-bit, packed), when they fit the budget, with their masks
+  // (empty for a view without one) and each mask's weight sum (the CPU's mask_weights)
+  std::vector<Array<std::uint32_t>> images_, masks_;
+  std::vector<double> mask_sums_;
   std::vector<std::array<int, 3>> image_dims_;
   std::vector<std::uint32_t> packed_;
-  Array<std::uint32_t> staging_;
+  std::vector<float> host_weights_;
+  Array<std::uint32_t> staging_, mask_staging_;
+  // a masked step (train/loss.h): the pixels' weights (the target is multiplied by them),
+  // their sum, and the weighted render
+  bool masked_ = false;
+  double weight_sum_ = 0;
+  Array<float> weight_, weighted_;
   // the step's state
   Camera camera_;
   int target_w_ = 0, target_h_ = 0;
@@ -161,9 +170,12 @@ void VulkanTrainingSession::upload_images() {
   const std::vector<View>& views = setup_.dataset->train;
   std::size_t bytes = 0;
   for (const View& v : views)
-    bytes += 4 * static_cast<std::size_t>(v.camera.width) * static_cast<std::size_t>(v.camera.height);
+    bytes += (4 + (v.has_mask() ? 1 : 0)) * static_cast<std::size_t>(v.camera.width) *
+             static_cast<std::size_t>(v.camera.height);
   if (bytes > (setup_.device_images_mb << 20)) return;  // streamed: set_target uploads the step's view
   images_.resize(views.size());
+  masks_.resize(views.size());
+  mask_sums_.assign(views.size(), 0.0);
   image_dims_.resize(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const std::shared_ptr<const Image8> img = setup_.images->get(i);
@@ -172,7 +184,22 @@ void VulkanTrainingSession::upload_images() {
     s_.upload(images_[i].buffer(), 0, packed_.data(), packed_.size() * 4);
     s_.finish();  // the staging memory is the stream's until then
     image_dims_[i] = {img->width, img->height, img->channels};
+    if (const std::shared_ptr<const Image8> mask = setup_.images->get_mask(i)) {
+      check_mask(*mask, img->width, img->height, i);
+      mask_sums_[i] = mask_weights(*mask, host_weights_);
+      pack_bytes(mask->data, packed_);
+      masks_[i].resize(*device_, packed_.size());
+      s_.upload(masks_[i].buffer(), 0, packed_.data(), packed_.size() * 4);
+      s_.finish();
+    }
   }
+}
+
+void VulkanTrainingSession::check_mask(const Image8& mask, int width, int height, std::size_t view) const {
+  if (mask.width != width || mask.height != height || mask.channels != 1)
+    throw Error("Vulkan training: the mask of view '" + setup_.dataset->train[view].camera.name + "' is " +
+                std::to_string(mask.width) + "x" + std::to_string(mask.height) + "x" + std::to_string(mask.channels) +
+                ", not its image's " + std::to_string(width) + "x" + std::to_string(height) + "x1");
 }
 
 void VulkanTrainingSession::upload_state() {
@@ -221,10 +248,15 @@ Camera VulkanTrainingSession::set_target(std::size_t view, int factor, const std
   if (view >= setup_.dataset->train.size()) throw Error("Vulkan training: no training view " + std::to_string(view));
   Camera cam = setup_.dataset->train[view].camera;
   const Array<std::uint32_t>* src = nullptr;
+  const Array<std::uint32_t>* mask = nullptr;
   std::array<int, 3> dims{};
   if (factor <= 1 && view < images_.size()) {
     src = &images_[view];
     dims = image_dims_[view];
+    if (masks_[view].size() > 0) {
+      mask = &masks_[view];
+      weight_sum_ = mask_sums_[view];
+    }
   } else {  // downscaled (coarse-to-fine) or streamed: the view as the CPU session builds it goes up
     const TargetView t = target_view(setup_, view, factor);
     const Image8& img = t.pixels();
@@ -234,6 +266,14 @@ Camera VulkanTrainingSession::set_target(std::size_t view, int factor, const std
     s_.upload(staging_.buffer(), 0, packed_.data(), packed_.size() * 4);
     src = &staging_;
     dims = {img.width, img.height, img.channels};
+    if (const Image8* m = t.mask_pixels()) {  // and its mask, downscaled as the CPU session's
+      check_mask(*m, img.width, img.height, view);
+      weight_sum_ = mask_weights(*m, host_weights_);
+      pack_bytes(m->data, packed_);
+      mask_staging_.resize(*device_, packed_.size());
+      s_.upload(mask_staging_.buffer(), 0, packed_.data(), packed_.size() * 4);
+      mask = &mask_staging_;
+    }
   }
   target_w_ = dims[0];
   target_h_ = dims[1];
@@ -248,6 +288,13 @@ Camera VulkanTrainingSession::set_target(std::size_t view, int factor, const std
   push.count = static_cast<std::uint32_t>(pixels);
   for (int c = 0; c < 3; ++c) push.background[c] = bg[static_cast<std::size_t>(c)];
   dispatch<sh::TrainTarget>(s_, s_.groups_for(pixels, 256), push, in(*src), out(target_, 0, 3 * pixels));
+  // a masked view: its weights, and the target multiplied by them once (train/loss.h)
+  masked_ = mask != nullptr;
+  if (masked_) {
+    weight_.resize(*device_, pixels);
+    dispatch<sh::MaskWeights>(s_, s_.groups_for(pixels, 256), push, in(*mask), out(weight_, 0, pixels),
+                              out(target_, 0, 3 * pixels));
+  }
   camera_ = cam;
   return cam;
 }
@@ -298,13 +345,20 @@ double VulkanTrainingSession::photometric_loss() {
   Device& d = *device_;
   grads_.d_rgb.resize(d, count);
   abs_diff_.resize(d, count);
+  if (masked_ && !(weight_sum_ > 0)) {  // every pixel masked: nothing to compare (train/loss.cpp)
+    s_.fill(grads_.d_rgb.buffer(), 0, count * sizeof(float), 0);
+    s_.finish();
+    return lambda * (1.0 - (lambda != 0.f ? 1.0 : 0.0));
+  }
+  // masked: the loss of the weighted render against the weighted target, over the weighted count
+  const double counted = masked_ ? 3.0 * weight_sum_ : static_cast<double>(count);
   LossPush p{};
   p.width = w;
   p.height = h;
   p.channels = 3;
-  p.l1_scale = (1.f - lambda) / static_cast<float>(count);
+  p.l1_scale = (1.f - lambda) / static_cast<float>(counted);
   p.lambda = lambda;
-  p.inv_count = static_cast<float>(1.0 / static_cast<double>(count));
+  p.inv_count = static_cast<float>(1.0 / counted);
   p.c1 = static_cast<float>(kSsimC1);
   p.c2 = static_cast<float>(kSsimC2);
   const auto win = ssim_window_weights<float>();
@@ -312,24 +366,34 @@ double VulkanTrainingSession::photometric_loss() {
   p.count = static_cast<std::uint32_t>(count);
   p.with_grad = 1;
   p.tiles_x = static_cast<std::uint32_t>((w + 15) / 16);
-  const In<float> render = in(frame_.rgb, 0, count), target = in(target_, 0, count);
+  p.weighted = masked_ ? 1u : 0u;
+  const std::size_t pixels = count / 3;
+  const In<float> weight = masked_ ? in(weight_, 0, pixels) : in(none_f_);
+  In<float> render = in(frame_.rgb, 0, count);
+  const In<float> target = in(target_, 0, count);
+  if (masked_) {
+    weighted_.resize(d, count);
+    dispatch<sh::ApplyWeights>(s_, s_.groups_for(count, 256), p, render, weight, out(weighted_, 0, count));
+    render = in(weighted_, 0, count);
+  }
   if (lambda == 0.f) {
     dispatch<sh::LossL1>(s_, s_.groups_for(count, 256), p, render, target, out(grads_.d_rgb, 0, count),
-                         out(abs_diff_, 0, count));
+                         out(abs_diff_, 0, count), weight);
   } else {
     derivs_.resize(d, 3 * count);
     ssim_map_.resize(d, count);
     const std::size_t tiles = std::size_t(p.tiles_x) * static_cast<std::size_t>((h + 15) / 16);
     const Groups g = s_.groups_for(tiles * 256, 256);
     dispatch<sh::SsimForward>(s_, g, p, render, target, out(derivs_, 0, 3 * count), out(ssim_map_, 0, count),
-                              out(abs_diff_, 0, count));
-    dispatch<sh::SsimBackward>(s_, g, p, in(derivs_, 0, 3 * count), render, target, out(grads_.d_rgb, 0, count));
+                              out(abs_diff_, 0, count), weight);
+    dispatch<sh::SsimBackward>(s_, g, p, in(derivs_, 0, 3 * count), render, target, out(grads_.d_rgb, 0, count),
+                               weight);
     record_sum(ssim_map_, count, 0);
   }
   record_sum(abs_diff_, count, 1);
   s_.finish();
   // photometric_loss (train/loss.cpp)'s combination of the two means
-  const double n = static_cast<double>(count);
+  const double n = counted;
   const double l1 = sum_of(1) / n, ssim = lambda != 0.f ? sum_of(0) / n : 0.0;
   return (1.0 - lambda) * l1 + lambda * (1.0 - ssim);
 }

@@ -1,10 +1,11 @@
 #pragma once
 // The Vulkan backend's training session: the model, Adam's moments and the densification
-// statistics in device memory, the training views there as 8-bit, and the step's pieces as
-// shaders: the target (composited on the device), the render and its backward, L1 + D-SSIM
-// with its gradient, flattening, visibility, ADC's statistics, MCMC's regulariser, Adam and
-// the finiteness check; per step only scalars (and the loss's per-block partial sums, a few
-// hundred floats) come back.
+// statistics in device memory, the training views (and their masks) there as 8-bit, and the
+// step's pieces as shaders: the target (composited on the device; a masked view's weighted
+// there), the render and its backward, L1 + D-SSIM with its gradient (weighted by the view's
+// mask: masked pixels add nothing), flattening, visibility, ADC's statistics, MCMC's
+// regulariser, Adam and the finiteness check; per step only scalars (and the loss's
+// per-block partial sums, a few hundred floats) come back.
 //
 // Not yet shaders, done on the host around the device state (said in docs/ARCHITECTURE.md):
 // - refinement (ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and
@@ -13,10 +14,8 @@
 //   every step, so an MCMC step costs a round trip);
 // - the geometry regularisers (normal consistency, distortion): the render's images are
 //   downloaded, train/geometry_loss.cpp runs on them and the image gradients go up;
-// - coarse-to-fine targets: the view is downscaled on the host (target_view) and the
-//   8-bit result uploaded.
-// Masked views (loss weights) are not handled: the backend gives a dataset with masks the
-// CPU session rendering through Vulkan instead.
+// - coarse-to-fine targets: the view (and its mask) is downscaled on the host (target_view)
+//   and the 8-bit result uploaded.
 #include <cstddef>
 #include <memory>
 

@@ -2,8 +2,7 @@
 // (forward_stages.h) on the device and downloads what the caller asked for: colour and every
 // output of backend/render_outputs.h, with their gradients. A render that wants AbsGS's
 // statistic, which has no shader, goes whole to a CPU backend it keeps, said once on stderr.
-// Training: the device training session (device_training_session.h); a dataset with masks
-// trains through the CPU session with this backend as its rasterizer.
+// Training: the device training session (device_training_session.h).
 #include "glint/backend/backward_checks.h"
 #include "glint/backend/vulkan/vulkan_backend.h"
 
@@ -11,7 +10,6 @@
 #include <cstdio>
 #include <utility>
 
-#include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/vulkan/context.h"
 #include "glint/backend/vulkan/device_training_session.h"
 #include "glint/backend/vulkan/forward_stages.h"
@@ -76,15 +74,6 @@ class VulkanBackend final : public Backend {
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    // masks (loss weights) have no shader yet: such a dataset trains through the CPU session,
-    // rendering here
-    const bool masked = std::any_of(setup.dataset->train.begin(), setup.dataset->train.end(),
-                                    [](const View& v) { return v.has_mask(); });
-    if (masked) {
-      std::fprintf(stderr, "glint: the Vulkan training session has no masked loss yet; the loss and Adam of this "
-                           "masked dataset run on the CPU, the renders on the device\n");
-      return cpu::make_cpu_training_session(*this, setup, std::move(initial));
-    }
     return vk::make_device_training_session(device_, setup, std::move(initial));
   }
   vk::Device& vulkan_device() { return *device_; }

@@ -123,7 +123,7 @@ struct LossPush {
   int width;
   int height;
   int channels;
-  float l1_scale;   // (1 - lambda) / count
+  float l1_scale;   // (1 - lambda) / count (weighted: channels x the weights' sum)
   float lambda;     // D-SSIM weight
   float inv_count;  // 1 / count
   float c1;
@@ -132,6 +132,7 @@ struct LossPush {
   uint count;       // values (width * height * channels)
   uint with_grad;   // write the gradient
   uint tiles_x;     // 16x16 tiles of the SSIM kernels a row
+  uint weighted;    // masks (train/loss.h): the render and target are weighted, the weights bound
 };
 
 // Fixed-order block sums: block k sums values [k 4096, (k + 1) 4096).
