@@ -4,8 +4,9 @@
 // statistics; selective Adam; a step with the geometry regularisers), the Trainer's ADC
 // and MCMC runs climbing far above the first render, two runs giving the same bits, a
 // checkpoint's state continuing bit-identically on the same device, and a checkpoint moved
-// between the CPU and Vulkan backends continuing there to the tolerances. The scene is the
-// demo at 25x25 with a few hundred splats (tests/training_session_steps.h).
+// between the CPU and Vulkan backends continuing there to the tolerances; MCMC's noise on the
+// device against the CPU's. The scene is the demo at 25x25 with a few hundred splats
+// (tests/training_session_steps.h).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/vulkan/device_training_session.h"
 #include "glint/train/checkpoint.h"
+#include "glint/train/mcmc.h"
 #include "glint/train/trainer.h"
 #include "raster_test_util.h"
 #include "training_session_steps.h"
@@ -130,6 +132,36 @@ TEST_P(VulkanTraining, AdcAndMcmcTrainFarAboveTheFirstRenderAndRepeat) {
       test::expect_same_model(t.model(), u.model());
     }
   }
+}
+
+// MCMC's position noise on the device, with the CPU's random numbers: the same draw from the
+// trainer's generator, the means moved as mcmc_add_noise moves them (to the rounding of the
+// driver's exp), nothing else touched, and no round trip of the model.
+TEST_P(VulkanTraining, McmcNoiseRunsOnTheDeviceWithTheCpuNumbers) {
+  Scene sc(300);
+  auto be = test::vulkan_backend_on(driver());
+  const SplatSet init = sc.initial();
+  auto dev = be->start_training(sc.setup(), init);
+  SplatSet ref = init;
+  McmcOptions o;
+  Rng a(11), b(11);
+  dev->mcmc_noise(1e-4f, o, a);
+  mcmc_add_noise(ref, 1e-4f, o, b);
+  EXPECT_EQ(a.state(), b.state());
+  EXPECT_EQ(vk::model_round_trips(*dev), 0u);
+  const SplatSet& got = dev->state();
+  std::vector<double> moved(init.model.means.size()), ref_moved(moved.size());
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < moved.size(); ++i) {
+    moved[i] = double(got.model.means[i]) - init.model.means[i];
+    ref_moved[i] = double(ref.model.means[i]) - init.model.means[i];
+    changed += ref_moved[i] != 0;
+  }
+  EXPECT_GT(changed, moved.size() / 2);
+  EXPECT_TRUE(test::grads_close("noise", moved, ref_moved, 1e-4));
+  EXPECT_EQ(got.model.log_scales, init.model.log_scales);
+  EXPECT_EQ(got.model.quats, init.model.quats);
+  EXPECT_EQ(got.model.opacity_logits, init.model.opacity_logits);
 }
 
 TEST_P(VulkanTraining, CheckpointsContinueBitIdenticallyAndMoveBetweenBackends) {

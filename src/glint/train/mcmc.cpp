@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "glint/core/math.h"
+#include "glint/train/mcmc_noise.h"
 
 namespace glint {
 namespace {
@@ -104,8 +105,9 @@ void mcmc_add_noise(SplatSet& set, float means_lr, const McmcOptions& o, Rng& rn
   for (long i = 0; i < n; ++i) {
     const float op = sigmoid(m.opacity_logits[i]);
     const float gate = 1.f / (1.f + std::exp(-o.noise_k * ((1.f - op) - o.noise_t)));
-    Rng local(seed ^ (static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ULL));
-    Vec3f z{static_cast<float>(local.normal()), static_cast<float>(local.normal()), static_cast<float>(local.normal())};
+    float zs[3];
+    mcmc_noise_normals(seed, static_cast<std::size_t>(i), zs);
+    const Vec3f z{zs[0], zs[1], zs[2]};
     const Mat3f R = quat_to_rotmat(load_quat(m.quats.data(), i));
     const Vec3f s{std::exp(m.log_scales[3 * i]), std::exp(m.log_scales[3 * i + 1]), std::exp(m.log_scales[3 * i + 2])};
     // Sigma z = R S^2 R^T z.

@@ -15,6 +15,7 @@
 #include "glint/core/error.h"
 #include "glint/render/view.h"
 #include "glint/train/geometry_loss.h"
+#include "glint/train/mcmc_noise.h"
 #include "glint/train/ssim_math.h"
 
 namespace glint::vk {
@@ -159,6 +160,8 @@ class VulkanTrainingSession final : public TrainingSession {
   std::array<Array<float>, 2> partials_;
   std::array<std::vector<float>, 2> partials_host_;
   Array<float> visible_, terms_, terms2_;
+  std::vector<float> normals_host_;  // MCMC's noise: the step's normals
+  Array<float> normals_;
   Array<std::uint32_t> status_;
   std::array<std::uint32_t, kStatus> status_host_{};
   Array<float> none_f_;
@@ -588,10 +591,31 @@ double VulkanTrainingSession::mcmc_regularizer(const McmcOptions& o) {
 }
 
 void VulkanTrainingSession::mcmc_noise(float means_lr, const McmcOptions& o, Rng& rng) {
-  on_host([&](SplatSet& s) {
-    mcmc_add_noise(s, means_lr, o, rng);
-    return 0;
-  });
+  // mcmc_add_noise's one draw and its per-splat normals here (the CPU's bits: Box-Muller in
+  // double), 3 floats a splat up; the noise itself on the device (mcmc_noise.comp)
+  const std::uint64_t seed = rng.next_u64();
+  const std::size_t n = model_.n;
+  if (n == 0) return;
+  host_current_ = false;
+  normals_host_.resize(3 * n);
+#pragma omp parallel for schedule(static) if (n >= 4096)
+  for (long i = 0; i < static_cast<long>(n); ++i)
+    mcmc_noise_normals(seed, static_cast<std::size_t>(i), normals_host_.data() + 3 * i);
+  normals_.resize(*device_, 3 * n);
+  s_.upload(normals_.buffer(), 0, normals_host_.data(), 3 * n * sizeof(float));
+  NoisePush p{};
+  p.scale = o.noise_lr * means_lr;
+  p.k = o.noise_k;
+  p.t = o.noise_t;
+  const std::size_t chunk = splat_chunk(*device_);
+  for (std::size_t first = 0; first < n; first += chunk) {
+    const std::size_t c = std::min(chunk, n - first);
+    p.count = static_cast<std::uint32_t>(c);
+    dispatch<sh::McmcNoise>(s_, s_.groups_for(c, 256), p, in(model_.log_scales, 3 * first, 3 * c),
+                            in(model_.quats, 4 * first, 4 * c), in(model_.opacity, first, c),
+                            in(normals_, 3 * first, 3 * c), out(model_.means, 3 * first, 3 * c));
+  }
+  s_.finish();  // the upload's staging memory is the stream's until then
 }
 
 McmcReport VulkanTrainingSession::mcmc_refine(long step, const McmcOptions& o, Rng& rng) {

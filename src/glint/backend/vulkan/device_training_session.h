@@ -4,14 +4,14 @@
 // step's pieces as shaders: the target (composited on the device; a masked view's weighted
 // there), the render and its backward, L1 + D-SSIM with its gradient (weighted by the view's
 // mask: masked pixels add nothing), flattening, visibility, ADC's statistics, MCMC's
-// regulariser, Adam and the finiteness check; per step only scalars (and the loss's
+// regulariser and noise, Adam and the finiteness check; per step only scalars (and the loss's
 // per-block partial sums, a few hundred floats) come back.
 //
 // Not yet shaders, done on the host around the device state (said in docs/ARCHITECTURE.md):
-// - refinement (ADC's clone/split/prune and opacity reset, MCMC's noise, relocation and
-//   growth): the arrays are downloaded on the steps those schedules act on, train/'s CPU
-//   code runs on them and they are uploaded again (the CPU session's bits; MCMC's noise acts
-//   every step, so an MCMC step costs a round trip);
+// - refinement (ADC's clone/split/prune and opacity reset, MCMC's relocation and growth):
+//   the arrays are downloaded on the steps those schedules act on, train/'s CPU code runs
+//   on them and they are uploaded again (the CPU session's bits). MCMC's noise, which acts
+//   every step, is a shader: only its normals, the CPU's numbers, go up (3 floats a splat);
 // - the geometry regularisers (normal consistency, distortion): the render's images are
 //   downloaded, train/geometry_loss.cpp runs on them and the image gradients go up;
 // - coarse-to-fine targets: the view (and its mask) is downscaled on the host (target_view)

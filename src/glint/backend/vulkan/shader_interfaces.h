@@ -152,6 +152,11 @@ struct SplatStep {
   using Args = std::tuple<In<std::int32_t>, In<float>, In<float>, In<float>, Out<float>, Out<float>, Out<float>,
                           Out<float>, Out<float>, Out<float>, Out<float>, Out<float>>;
 };
+struct McmcNoise {
+  static constexpr const char* kName = "mcmc_noise";
+  using Push = NoisePush;
+  using Args = std::tuple<In<float>, In<float>, In<float>, In<float>, Out<float>>;  // log_scales, quats, opacity, normals -> means
+};
 struct NonFinite {
   static constexpr const char* kName = "non_finite";
   using Push = SplatStepPush;
@@ -164,5 +169,5 @@ namespace glint::vk::shaders {
 // Every shader the backend dispatches (the tests make each one's pipeline on every driver).
 using All = std::tuple<Project, TileKeys, ScanBlocks, ScanAdd, RadixCount, RadixScatter, TileRanges, Blend,
                        BlendBackward, SplatBackward, MathCheck, TrainTarget, MaskWeights, ApplyWeights, SsimForward,
-                       SsimBackward, LossL1, BlockSum, AdamStep, SplatStep, NonFinite>;
+                       SsimBackward, LossL1, BlockSum, AdamStep, SplatStep, McmcNoise, NonFinite>;
 }  // namespace glint::vk::shaders

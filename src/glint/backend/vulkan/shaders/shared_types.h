@@ -168,6 +168,14 @@ struct SplatStepPush {
   uint pad[2];
 };
 
+// MCMC's position noise (train/mcmc.cpp mcmc_add_noise).
+struct NoisePush {
+  uint count;  // splats
+  float scale; // noise_lr * the means' learning rate
+  float k;     // the gate's slope (noise_k) and threshold (noise_t)
+  float t;
+};
+
 // The math check (tests only): `count` inputs of `stride` floats each.
 struct MathCheckPush {
   uint count;
