@@ -42,7 +42,8 @@ class Stream {
   // dst is written when finish() returns; it must stay valid until then.
   void download(const Buffer& src, VkDeviceSize offset, void* dst, std::size_t bytes);
   // A timestamp after everything recorded so far (slot < kTimestamps); read by elapsed_ms
-  // after finish(). Does nothing on a queue without timestamps.
+  // after finish(). A slot keeps its time until it is stamped again, so the two ends of a
+  // span may lie in different submissions. Does nothing on a queue without timestamps.
   static constexpr std::uint32_t kTimestamps = 4;
   void timestamp(std::uint32_t slot);
   double elapsed_ms(std::uint32_t from, std::uint32_t to) const;  // < 0 when not recorded

@@ -21,6 +21,11 @@ namespace {
 
 using vk::Array;
 
+// The stream's timestamp slots around the forward's and the backward's stages
+// (last_stage_times).
+constexpr std::uint32_t kForwardStart = 0, kForwardEnd = 1, kBackwardStart = 2, kBackwardEnd = 3;
+static_assert(kBackwardEnd < vk::Stream::kTimestamps);
+
 struct VulkanForwardState final : ForwardState {
   vk::DeviceModel model;
   mutable vk::DeviceFrame frame;
@@ -129,9 +134,11 @@ void VulkanBackend::forward_into(const GaussianModel& model, const Camera& camer
   st->settings = settings;
   st->settings.antialiased = settings.antialiased || model.antialiased;
   const int degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
+  s.timestamp(kForwardStart);  // the stages alone: the model's upload before, the downloads after
   vk::forward_frame(s, st->model, render::make_view<float>(camera, settings.near_plane), degree,
                     st->settings.antialiased, settings.background, st->frame, aov_flags(settings),
                     settings.median_depth_only);
+  s.timestamp(kForwardEnd);
   const vk::DeviceFrame& f = st->frame;
   const int w = camera.width, h = camera.height;
   if (settings.want_rgb)
@@ -156,6 +163,7 @@ void VulkanBackend::forward_into(const GaussianModel& model, const Camera& camer
   vk::download_frame_status(s, st->frame);
   s.finish();
   vk::check_frame_status(*device_, f, "blend");
+  times_.forward_ms = s.elapsed_ms(kForwardStart, kForwardEnd);
   out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
   out.num_instances = static_cast<std::int64_t>(f.instances);
   out.saved = std::move(st);
@@ -192,7 +200,9 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
   up(g.d_median, gin.d_median_depth, 1, GLINT_GRAD_MEDIAN);
   up(g.d_normal, gin.d_normal, 3, GLINT_GRAD_NORMAL);
   up(g.d_distortion, gin.d_distortion, 1, GLINT_GRAD_DISTORTION);
+  s.timestamp(kBackwardStart);
   vk::backward_frame(s, st->model, st->frame, g);
+  s.timestamp(kBackwardEnd);
   const std::size_t n = st->n;
   grad.resize(n, false);
   s.download(g.means.buffer(), 0, grad.means.data(), 3 * n * sizeof(float));
@@ -205,6 +215,7 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
   vk::download_frame_status(s, st->frame);
   s.finish();
   vk::check_frame_status(d, st->frame, "blend backward");
+  times_.backward_ms = s.elapsed_ms(kBackwardStart, kBackwardEnd);
   grad.sh_rest_live = 3 * kShRestCoeffs;
 }
 
