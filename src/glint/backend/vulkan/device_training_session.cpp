@@ -15,6 +15,7 @@
 #include "glint/core/error.h"
 #include "glint/render/view.h"
 #include "glint/train/geometry_loss.h"
+#include "glint/train/mcmc_edits.h"
 #include "glint/train/mcmc_noise.h"
 #include "glint/train/ssim_math.h"
 
@@ -80,7 +81,6 @@ class VulkanTrainingSession final : public TrainingSession {
   void mcmc_noise(float means_lr, const McmcOptions& options, Rng& rng) override;
   McmcReport mcmc_refine(long step, const McmcOptions& options, Rng& rng) override;
   int first_non_finite_group(bool all) override;
-  std::size_t round_trips() const { return round_trips_; }
 
  private:
   Array<float>& param(int g) {
@@ -104,18 +104,14 @@ class VulkanTrainingSession final : public TrainingSession {
     }
   }
   void upload_images();
+  // Applies MCMC's refinement to the device arrays (train/mcmc_edits.h's order).
+  void apply_row_edits(const McmcEdits& e);
+  // Rebuilds the device arrays as ADC left `light` (densify): its rows name their source rows
+  // in sh_dc and mark the originals in sh_dc's first moments.
+  void rebuild_rows(const SplatSet& light, bool opacity_moments_zero);
   void check_mask(const Image8& mask, int width, int height, std::size_t view) const;
   void upload_state();
   void download_state();
-  // The arrays to the host, train/'s CPU code on them, the arrays back.
-  template <class F>
-  auto on_host(F&& f) {
-    state();
-    auto result = f(host_);
-    upload_state();
-    ++round_trips_;
-    return result;
-  }
   // Records the fixed-order block sums of values[0, n) (partial sums `which`); sum_of reads
   // them after the stream's finish.
   void record_sum(const Array<float>& values, std::size_t n, int which);
@@ -128,7 +124,6 @@ class VulkanTrainingSession final : public TrainingSession {
   std::shared_ptr<Device> device_;
   Stream s_;
   TrainingSetup setup_;
-  std::size_t round_trips_ = 0;
   SplatSet host_;             // the scalars always; the arrays as of the last load, state or round trip
   bool host_current_ = true;  // host_'s arrays equal the device's
   bool checked_ = false;      // a full finiteness check has read the parameters since they were loaded
@@ -161,6 +156,7 @@ class VulkanTrainingSession final : public TrainingSession {
   std::array<std::vector<float>, 2> partials_host_;
   Array<float> visible_, terms_, terms2_;
   std::vector<float> normals_host_;  // MCMC's noise: the step's normals
+  Array<float> edit_values_, zeros_;  // MCMC's refinement: the new values, a row of zeros
   Array<float> normals_;
   Array<std::uint32_t> status_;
   std::array<std::uint32_t, kStatus> status_host_{};
@@ -228,6 +224,7 @@ void VulkanTrainingSession::upload_state() {
 
 void VulkanTrainingSession::download_state() {
   const auto down = [&](const Array<float>& a, std::vector<float>& v) {
+    v.resize(a.size());  // the device's refinement may have added rows
     if (!v.empty()) s_.download(a.buffer(), 0, v.data(), v.size() * sizeof(float));
   };
   down(model_.means, host_.model.means);
@@ -571,7 +568,99 @@ DensifyReport VulkanTrainingSession::densify(long step, double extent, const Den
                      (o.opacity_reset_every > 0 && step % o.opacity_reset_every == 0) ||
                      (o.white_background && step == o.densify_from));
   if (!acts) return {};
-  return on_host([&](SplatSet& s) { return densify_step(s, step, extent, o, rng); });
+  // densify_step itself (its decisions, draws and new values: the CPU's bits) on a light copy
+  // of the set: the arrays it reads and writes come down (14 floats a splat), each row tagged
+  // with its index in sh_dc and marked as an original in one of its moments, which copies and
+  // removals carry along. The result names every final row's source row and whether it is
+  // an original (keeping its moments); its means, scales, rotations, opacities and statistics
+  // go up, and the device gathers the SH and the moments.
+  const std::size_t n = model_.n;
+  GaussianModel m;
+  m.resize(n);
+  m.sh_degree = host_.model.sh_degree;
+  SplatSet light(std::move(m));
+  const auto down = [&](const Array<float>& a, std::vector<float>& v) {
+    if (!v.empty()) s_.download(a.buffer(), 0, v.data(), v.size() * sizeof(float));
+  };
+  down(model_.means, light.model.means);
+  down(model_.log_scales, light.model.log_scales);
+  down(model_.quats, light.model.quats);
+  down(model_.opacity, light.model.opacity_logits);
+  down(grad_accum_, light.grad_accum);
+  down(grad_count_, light.grad_count);
+  down(max_radii_, light.max_radii);
+  s_.finish();
+  std::vector<float>& original = light.adam.groups()[kShDc].m;
+  for (std::size_t i = 0; i < n; ++i) {  // two floats of at most 2^18: exact for 2^30 rows
+    light.model.sh_dc[3 * i] = static_cast<float>(i >> 12);
+    light.model.sh_dc[3 * i + 1] = static_cast<float>(i & 4095u);
+    original[3 * i] = 1.f;
+  }
+  const DensifyReport rep = densify_step(light, step, extent, o, rng);
+  rebuild_rows(light, rep.opacity_reset);
+  return rep;
+}
+
+void VulkanTrainingSession::rebuild_rows(const SplatSet& light, bool opacity_moments_zero) {
+  Device& d = *device_;
+  const std::size_t n = light.size();
+  host_current_ = false;
+  std::vector<std::uint32_t> source(n);
+  std::vector<std::uint8_t> original(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    source[j] = (static_cast<std::uint32_t>(light.model.sh_dc[3 * j]) << 12) |
+                static_cast<std::uint32_t>(light.model.sh_dc[3 * j + 1]);
+    original[j] = light.adam.groups()[kShDc].m[3 * j] != 0.f;
+  }
+  // rows j (all, or the originals) of a new array from rows source[j] of the old one, runs of
+  // consecutive rows in one range each; the other rows zero
+  std::vector<Array<float>> retired;  // read by the stream until its finish
+  const auto gather = [&](Array<float>& a, std::size_t w, bool originals_only) {
+    Array<float> fresh;
+    fresh.resize(d, n * w);
+    if (originals_only) s_.fill(fresh.buffer(), 0, std::max<std::size_t>(n * w, 1) * sizeof(float), 0);
+    std::vector<VkBufferCopy> r;
+    const VkDeviceSize row = w * sizeof(float);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (originals_only && !original[j]) continue;
+      if (!r.empty() && r.back().dstOffset + r.back().size == j * row &&
+          r.back().srcOffset + r.back().size == source[j] * row)
+        r.back().size += row;
+      else
+        r.push_back({source[j] * row, j * row, row});
+    }
+    s_.copy_regions(a.buffer(), fresh.buffer(), r);
+    retired.push_back(std::move(a));
+    a = std::move(fresh);
+  };
+  gather(model_.sh_dc, 3, false);
+  gather(model_.sh_rest, 3 * static_cast<std::size_t>(kShRestCoeffs), false);
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto gi = static_cast<std::size_t>(g);
+    const auto w = static_cast<std::size_t>(kParamGroupWidths[gi]);
+    if (g == kOpacity && opacity_moments_zero) {
+      m_[gi].resize(d, n * w);
+      v_[gi].resize(d, n * w);
+      s_.fill(m_[gi].buffer(), 0, std::max<std::size_t>(n, 1) * sizeof(float), 0);
+      s_.fill(v_[gi].buffer(), 0, std::max<std::size_t>(n, 1) * sizeof(float), 0);
+      continue;
+    }
+    gather(m_[gi], w, true);
+    gather(v_[gi], w, true);
+  }
+  const auto up = [&](Array<float>& a, const std::vector<float>& v) {
+    a.resize(d, v.size());
+    if (!v.empty()) s_.upload(a.buffer(), 0, v.data(), v.size() * sizeof(float));
+  };
+  up(model_.means, light.model.means);
+  up(model_.log_scales, light.model.log_scales);
+  up(model_.quats, light.model.quats);
+  up(model_.opacity, light.model.opacity_logits);
+  up(grad_accum_, light.grad_accum);
+  up(grad_count_, light.grad_count);
+  up(max_radii_, light.max_radii);
+  model_.n = n;
+  s_.finish();
 }
 
 double VulkanTrainingSession::mcmc_regularizer(const McmcOptions& o) {
@@ -621,7 +710,91 @@ void VulkanTrainingSession::mcmc_noise(float means_lr, const McmcOptions& o, Rng
 McmcReport VulkanTrainingSession::mcmc_refine(long step, const McmcOptions& o, Rng& rng) {
   // the steps mcmc_step (train/mcmc.cpp) acts on
   if (!(step < o.refine_until && step > o.refine_from && o.refine_every > 0 && step % o.refine_every == 0)) return {};
-  return on_host([&](SplatSet& s) { return mcmc_step(s, step, o, rng); });
+  // The decisions and new values on the host from the opacities and scales alone (16 bytes a
+  // splat down; mcmc_step's code and draws), the row edits on the device (train/mcmc_edits.h)
+  const std::size_t n = model_.n;
+  std::vector<float> logits(n), log_scales(3 * n);
+  if (n > 0) {
+    s_.download(model_.opacity.buffer(), 0, logits.data(), n * sizeof(float));
+    s_.download(model_.log_scales.buffer(), 0, log_scales.data(), 3 * n * sizeof(float));
+    s_.finish();
+  }
+  const McmcEdits e = mcmc_step_edits(logits, log_scales, step, o, rng);
+  apply_row_edits(e);
+  return e.report;
+}
+
+void VulkanTrainingSession::apply_row_edits(const McmcEdits& e) {
+  Device& d = *device_;
+  const std::size_t n = model_.n, m = e.append_from.size();
+  host_current_ = false;
+  const auto rows = [](const std::vector<std::uint32_t>& from, const std::vector<std::uint32_t>& to, std::size_t w,
+                       std::size_t to_first = 0) {
+    std::vector<VkBufferCopy> r(to.empty() ? from.size() : to.size());
+    const VkDeviceSize row = w * sizeof(float);
+    for (std::size_t k = 0; k < r.size(); ++k)
+      r[k] = {from[k] * row, (to.empty() ? to_first + k : to[k]) * row, row};
+    return r;
+  };
+  // 1. every parameter of the relocated rows
+  for (int g = 0; g < kNumParamGroups; ++g) {
+    const auto w = static_cast<std::size_t>(kParamGroupWidths[static_cast<std::size_t>(g)]);
+    s_.copy_regions(param(g).buffer(), param(g).buffer(), rows(e.copy_from, e.copy_to, w));
+  }
+  // 2. the new opacities and scales, uploaded side by side and copied to their rows
+  const std::size_t sets = e.set_rows.size();
+  if (sets > 0) {
+    edit_values_.resize(d, 4 * sets);
+    s_.upload(edit_values_.buffer(), 0, e.set_logit.data(), sets * sizeof(float));
+    s_.upload(edit_values_.buffer(), sets * sizeof(float), e.set_log_scale.data(), 3 * sets * sizeof(float));
+    std::vector<VkBufferCopy> to_opacity(sets), to_scales(sets);
+    for (std::size_t k = 0; k < sets; ++k) {
+      to_opacity[k] = {k * sizeof(float), e.set_rows[k] * sizeof(float), sizeof(float)};
+      to_scales[k] = {(sets + 3 * k) * sizeof(float), 3 * e.set_rows[k] * sizeof(float), 3 * sizeof(float)};
+    }
+    s_.copy_regions(edit_values_.buffer(), model_.opacity.buffer(), to_opacity);
+    s_.copy_regions(edit_values_.buffer(), model_.log_scales.buffer(), to_scales);
+  }
+  // 3. Adam's moments of the edited rows, from a row of zeros
+  if (!e.zero_rows.empty()) {
+    zeros_.resize(d, 3 * kShRestCoeffs);
+    s_.fill(zeros_.buffer(), 0, zeros_.bytes(), 0);
+    for (int g = 0; g < kNumParamGroups; ++g) {
+      const auto w = static_cast<std::size_t>(kParamGroupWidths[static_cast<std::size_t>(g)]);
+      std::vector<VkBufferCopy> r(e.zero_rows.size());
+      for (std::size_t k = 0; k < r.size(); ++k) r[k] = {0, e.zero_rows[k] * w * sizeof(float), w * sizeof(float)};
+      s_.copy_regions(zeros_.buffer(), m_[static_cast<std::size_t>(g)].buffer(), r);
+      s_.copy_regions(zeros_.buffer(), v_[static_cast<std::size_t>(g)].buffer(), r);
+    }
+  }
+  // 4. the appended rows: every array into a larger one, the parameters' new rows copied from
+  // their sources, the rest zero
+  std::vector<Array<float>> retired;  // read by the stream until its finish
+  if (m > 0) {
+    const auto grow = [&](Array<float>& a, std::size_t w, const std::vector<std::uint32_t>* parents) {
+      Array<float> bigger;
+      bigger.resize(d, (n + m) * w);
+      s_.copy(a.buffer(), 0, bigger.buffer(), 0, n * w * sizeof(float));
+      if (parents)
+        s_.copy_regions(bigger.buffer(), bigger.buffer(), rows(*parents, {}, w, n));
+      else
+        s_.fill(bigger.buffer(), n * w * sizeof(float), m * w * sizeof(float), 0);
+      retired.push_back(std::move(a));
+      a = std::move(bigger);
+    };
+    for (int g = 0; g < kNumParamGroups; ++g) {
+      const auto gi = static_cast<std::size_t>(g);
+      const auto w = static_cast<std::size_t>(kParamGroupWidths[gi]);
+      grow(param(g), w, &e.append_from);
+      grow(m_[gi], w, nullptr);
+      grow(v_[gi], w, nullptr);
+    }
+    grow(grad_accum_, 1, nullptr);
+    grow(grad_count_, 1, nullptr);
+    grow(max_radii_, 1, nullptr);
+    model_.n = n + m;
+  }
+  s_.finish();
 }
 
 int VulkanTrainingSession::first_non_finite_group(bool all) {
@@ -655,10 +828,8 @@ std::unique_ptr<TrainingSession> make_device_training_session(std::shared_ptr<De
   return std::make_unique<VulkanTrainingSession>(std::move(device), setup, std::move(initial));
 }
 
-std::size_t model_round_trips(const TrainingSession& session) {
-  const auto* s = dynamic_cast<const VulkanTrainingSession*>(&session);
-  if (!s) throw Error("model_round_trips: not a Vulkan device training session");
-  return s->round_trips();
+bool is_device_training_session(const TrainingSession& session) {
+  return dynamic_cast<const VulkanTrainingSession*>(&session) != nullptr;
 }
 
 }  // namespace glint::vk

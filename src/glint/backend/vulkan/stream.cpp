@@ -173,6 +173,13 @@ void Stream::copy(const Buffer& src, VkDeviceSize so, const Buffer& dst, VkDevic
   device_.api().vkCmdCopyBuffer(cmd_, src.handle(), dst.handle(), 1, &c);
 }
 
+void Stream::copy_regions(const Buffer& src, const Buffer& dst, const std::vector<VkBufferCopy>& regions) {
+  if (regions.empty()) return;
+  barrier();
+  device_.api().vkCmdCopyBuffer(cmd_, src.handle(), dst.handle(), static_cast<std::uint32_t>(regions.size()),
+                                regions.data());
+}
+
 std::size_t Stream::stage(std::size_t bytes, VkBuffer& buffer, VkDeviceSize& offset) {
   bytes = (bytes + 15) & ~std::size_t(15);
   for (std::size_t i = 0; i < staging_.size(); ++i) {

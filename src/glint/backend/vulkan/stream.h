@@ -38,6 +38,9 @@ class Stream {
                 const Binding* bindings, std::size_t count);
   void fill(const Buffer& b, VkDeviceSize offset, VkDeviceSize bytes, std::uint32_t value);
   void copy(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst, VkDeviceSize dst_offset, VkDeviceSize bytes);
+  // Many ranges in one command (row edits): the destination ranges must not overlap each
+  // other, nor, within one buffer, the source ranges.
+  void copy_regions(const Buffer& src, const Buffer& dst, const std::vector<VkBufferCopy>& regions);
   void upload(const Buffer& dst, VkDeviceSize offset, const void* src, std::size_t bytes);
   // dst is written when finish() returns; it must stay valid until then.
   void download(const Buffer& src, VkDeviceSize offset, void* dst, std::size_t bytes);
