@@ -2,11 +2,12 @@
 // training session is the device session (backend/vulkan/device_training_session.h): one
 // step against the CPU session (loss, gradients through Adam's first moments, parameters,
 // statistics; selective Adam; a step with the geometry regularisers), the Trainer's ADC
-// and MCMC runs climbing far above the first render, two runs giving the same bits, a
-// checkpoint's state continuing bit-identically on the same device, and a checkpoint moved
-// between the CPU and Vulkan backends continuing there to the tolerances; MCMC's noise and
-// refinement and ADC's refinement on the device against the CPU's. The scene is the demo at 25x25 with a few hundred splats
-// (tests/training_session_steps.h).
+// and MCMC runs climbing far above the first render, an MCMC run resumed from a checkpoint
+// through a refinement giving the uninterrupted run's bits, a checkpoint's state
+// continuing bit-identically on the same device, a checkpoint moved between the CPU and
+// Vulkan backends continuing there to the tolerances, and MCMC's noise and refinement and
+// ADC's refinement on the device against the CPU's. The scene is the demo at 25x25 with a
+// few hundred splats (tests/training_session_steps.h).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -126,10 +127,16 @@ TEST_P(VulkanTraining, AdcAndMcmcTrainFarAboveTheFirstRenderAndRepeat) {
                 t.model().size());
     EXPECT_GT(last, first + (strategy == Strategy::kAdc ? 4.0 : 3.0));
     EXPECT_NE(t.model().size(), before);  // the set changed
-    if (strategy == Strategy::kMcmc) {  // a second run on the same device, through a refinement: the same bits
+    if (strategy == Strategy::kMcmc) {
+      // a second run on the same device, saved at step 30 and resumed from the checkpoint's
+      // bytes, through the refinement at step 40: the same bits
       Trainer u(sc.data, o, *be, sc.images);
-      while (u.current_step() < o.steps) u.step();
-      test::expect_same_model(t.model(), u.model());
+      while (u.current_step() < 30) u.step();
+      TrainCheckpoint ck = parse_checkpoint(serialize_checkpoint(u.checkpoint()), "mid-run checkpoint");
+      Trainer w(sc.data, o, *be, sc.images);
+      w.restore(std::move(ck), "mid-run checkpoint");
+      while (w.current_step() < o.steps) w.step();
+      test::expect_same_model(t.model(), w.model());
     }
   }
 }
