@@ -28,7 +28,10 @@ TEST_P(VulkanCli, InfoListsTheDriverAndTrainNamesIt) {
   EXPECT_EQ(j["auto"].get<std::string>().rfind("cpu:", 0), 0u) << j["auto"];
   bool listed = false;
   for (const auto& d : j["devices"])
-    listed |= d["backend"] == "vulkan" && d["index"] == device_index && d["usable"].get<bool>();
+    if (d["backend"] == "vulkan" && d["index"] == device_index && d["usable"].get<bool>()) {
+      listed = true;
+      EXPECT_NE(d["detail"].get<std::string>().find(", driver version "), std::string::npos) << d["detail"];
+    }
   EXPECT_TRUE(listed) << info.out;
   // training through the CLI once (SwiftShader runs the same backend code, slower)
   if (driver() != "lavapipe") return;

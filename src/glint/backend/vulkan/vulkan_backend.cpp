@@ -235,7 +235,7 @@ std::vector<VulkanDeviceSummary> vulkan_devices(std::string* why) {
     s.index = d.index;
     s.name = d.name;
     s.type = vk::type_name(d.type);
-    s.driver = d.driver;
+    s.driver = d.driver + ", driver version " + d.driver_version;  // as eval.json names it
     s.api = vk::version_string(d.api_version);
     s.subgroup_size = d.subgroup_size;
     s.max_binding_bytes = d.max_storage_buffer_range;
