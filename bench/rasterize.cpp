@@ -10,7 +10,8 @@
 // are wall-clock medians of Backend calls, which are synchronous on every backend (the
 // CUDA backend downloads its outputs and gradients before returning), so on a GPU they are
 // end-to-end figures including the transfers. "fwd dev" and "f+b dev" are the device's own
-// clock over the stages alone (Backend::last_stage_times: CUDA events; "-" on the CPU).
+// clock over the stages alone (Backend::last_stage_times: CUDA events, Vulkan timestamp
+// queries; "-" on the CPU).
 #include <sys/resource.h>
 #include <time.h>
 

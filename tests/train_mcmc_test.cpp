@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "glint/train/mcmc.h"
+#include "glint/train/mcmc_edits.h"
 
 using namespace glint;
 
@@ -146,4 +147,54 @@ TEST(TrainMcmc, RegularizerGradient) {
     EXPECT_NEAR(gs[3 * i + 1], fd, 1e-6);
   }
   EXPECT_GT(v, 0);
+}
+
+// mcmc_step_edits (train/mcmc_edits.h, the device sessions' refinement) against mcmc_step:
+// its edits, applied to the set in their documented order, give mcmc_step's set bit for
+// bit, with the same draws, and the two arrays it is given end as mcmc_step leaves them.
+TEST(TrainMcmc, StepEditsReplayTheStepBitForBit) {
+  McmcOptions o;
+  o.refine_from = 0;
+  o.refine_every = 10;
+  o.max_splats = 230;
+  o.growth = 0.2;
+  for (float dead_fraction : {0.0f, 0.3f}) {
+    SplatSet set = random_set(200, dead_fraction, 4);
+    for (AdamMoments& g : set.adam.groups()) std::fill(g.v.begin(), g.v.end(), 2.f);
+    for (std::size_t i = 0; i < set.size(); ++i) set.grad_accum[i] = set.grad_count[i] = set.max_radii[i] = float(i + 1);
+    SplatSet ref = set;
+    Rng a(9), b(9);
+    const McmcReport rep = mcmc_step(ref, 20, o, a);
+    std::vector<float> logits = set.model.opacity_logits, log_scales = set.model.log_scales;
+    const McmcEdits e = mcmc_step_edits(logits, log_scales, 20, o, b);
+    EXPECT_EQ(a.state(), b.state());
+    EXPECT_EQ(e.report.refined, rep.refined);
+    EXPECT_EQ(e.report.relocated, rep.relocated);
+    EXPECT_EQ(e.report.added, rep.added);
+    EXPECT_EQ(rep.added, 30u);
+    if (dead_fraction > 0) {
+      EXPECT_GT(rep.relocated, 20u);
+    }
+    for (int g = 0; g < kNumParamGroups; ++g) {
+      std::vector<float>& p = set.param(g);
+      const auto w = static_cast<std::size_t>(kParamGroupWidths[static_cast<std::size_t>(g)]);
+      for (std::size_t k = 0; k < e.copy_to.size(); ++k)
+        std::copy_n(p.begin() + e.copy_from[k] * w, w, p.begin() + e.copy_to[k] * w);
+    }
+    for (std::size_t k = 0; k < e.set_rows.size(); ++k) {
+      set.model.opacity_logits[e.set_rows[k]] = e.set_logit[k];
+      for (int c = 0; c < 3; ++c) set.model.log_scales[3 * e.set_rows[k] + c] = e.set_log_scale[3 * k + c];
+    }
+    set.zero_moments(e.zero_rows);
+    set.append_copies(e.append_from);
+    const std::vector<SplatArray> got = set.arrays(), want = ref.arrays();
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(*got[i].data, *want[i].data) << want[i].name;
+    EXPECT_EQ(logits, ref.model.opacity_logits);
+    EXPECT_EQ(log_scales, ref.model.log_scales);
+    // not a refinement step: nothing
+    std::vector<float> l2 = logits, s2 = log_scales;
+    EXPECT_FALSE(mcmc_step_edits(l2, s2, 21, o, b).report.refined);
+    EXPECT_EQ(a.state(), b.state());
+  }
 }

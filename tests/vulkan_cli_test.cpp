@@ -1,13 +1,15 @@
 // The Vulkan backend through the CLI: glint info --devices lists the CPU drivers and says
 // auto takes the CPU backend (a CPU Vulkan driver is never auto's choice); glint train
-// --backend vulkan --device N trains on the named driver and eval.json names the backend,
-// device and driver; and without any Vulkan driver (the loader pointed at a missing one)
-// --backend vulkan is one line and exit 2 on every command while auto says nothing of Vulkan.
+// --backend vulkan --device N trains on the named driver and eval.json (train's and
+// eval's) names the backend, the device and its driver with the driver's version; and
+// without any Vulkan driver (the loader pointed at a missing one) --backend vulkan is one
+// line and exit 2 on every command while auto says nothing of Vulkan.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "glint/backend/vulkan/context.h"
 #include "test_support.h"
 #include "vulkan_test_support.h"
 
@@ -26,7 +28,10 @@ TEST_P(VulkanCli, InfoListsTheDriverAndTrainNamesIt) {
   EXPECT_EQ(j["auto"].get<std::string>().rfind("cpu:", 0), 0u) << j["auto"];
   bool listed = false;
   for (const auto& d : j["devices"])
-    listed |= d["backend"] == "vulkan" && d["index"] == device_index && d["usable"].get<bool>();
+    if (d["backend"] == "vulkan" && d["index"] == device_index && d["usable"].get<bool>()) {
+      listed = true;
+      EXPECT_NE(d["detail"].get<std::string>().find(", driver version "), std::string::npos) << d["detail"];
+    }
   EXPECT_TRUE(listed) << info.out;
   // training through the CLI once (SwiftShader runs the same backend code, slower)
   if (driver() != "lavapipe") return;
@@ -39,6 +44,29 @@ TEST_P(VulkanCli, InfoListsTheDriverAndTrainNamesIt) {
   const std::string device = e["device"].get<std::string>();
   EXPECT_NE(device.find(driver() == "lavapipe" ? "llvmpipe" : "SwiftShader"), std::string::npos) << device;
   EXPECT_NE(device.find("Vulkan 1."), std::string::npos) << device;
+  // the driver with its version, as the device reports it (lavapipe: "llvmpipe, Mesa ...")
+  EXPECT_NE(device.find("llvmpipe, Mesa "), std::string::npos) << device;
+  std::string why;
+  for (const vk::DeviceInfo& i : vk::list_devices(&why)) {
+    if (i.index == device_index) {
+      EXPECT_NE(device.find(", driver version " + i.driver_version + ", Vulkan 1."), std::string::npos) << device;
+    }
+  }
+  // and glint eval's JSON names the same
+  CommandResult ev = run_glint("eval '" + t.str("out/scene.ply") + "' '" + kDemo + "' --json - --backend vulkan --device " +
+                               std::to_string(device_index));
+  ASSERT_EQ(ev.exit_code, 0) << ev.err;
+  const nlohmann::json ej = nlohmann::json::parse(ev.out);
+  EXPECT_EQ(ej["backend"], "vulkan");
+  EXPECT_EQ(ej["device"], e["device"]);
+}
+
+// Driver versions as their vendors pack them: NVIDIA's 10.8.8.6 bits, everyone else's (on
+// Linux) the Vulkan API version's.
+TEST(VulkanDriverVersion, DecodedAsTheVendorPacksIt) {
+  EXPECT_EQ(vk::driver_version_string(0x10DE, (535u << 22) | (104u << 14) | (5u << 6) | 3u), "535.104.5.3");
+  EXPECT_EQ(vk::driver_version_string(0x1002, VK_MAKE_API_VERSION(0, 2, 0, 279)), "2.0.279");
+  EXPECT_EQ(vk::driver_version_string(0x10005, VK_MAKE_API_VERSION(0, 22, 3, 6)), "22.3.6");
 }
 
 TEST(VulkanCliNoDriver, VulkanIsOneLineAndExitTwoAndAutoIsSilent) {

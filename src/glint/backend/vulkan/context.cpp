@@ -26,6 +26,15 @@ std::string version_string(std::uint32_t v) {
          std::to_string(VK_API_VERSION_PATCH(v));
 }
 
+std::string driver_version_string(std::uint32_t vendor_id, std::uint32_t v) {
+  const auto u = [](std::uint32_t x) { return std::to_string(x); };
+  if (vendor_id == 0x10DE) return u(v >> 22) + "." + u((v >> 14) & 0xFFu) + "." + u((v >> 6) & 0xFFu) + "." + u(v & 0x3Fu);
+#ifdef _WIN32
+  if (vendor_id == 0x8086) return u(v >> 14) + "." + u(v & 0x3FFFu);
+#endif
+  return u(v >> 22) + "." + u((v >> 12) & 0x3FFu) + "." + u(v & 0xFFFu);
+}
+
 void ValidationLog::add(std::string m) {
   std::lock_guard<std::mutex> lock(mutex_);
   messages_.push_back(std::move(m));
@@ -127,7 +136,12 @@ DeviceInfo describe(const VulkanApi& api, VkPhysicalDevice d, int index) {
       if (drv.driverInfo[0]) info.driver += std::string(", ") + drv.driverInfo;
     }
   }
-  if (info.driver.empty()) info.driver = "driver version " + std::to_string(p.driverVersion);
+  info.driver_version = driver_version_string(p.vendorID, p.driverVersion);
+  if (info.driver.empty()) {  // a driver without VK_KHR_driver_properties: its vendor's id
+    char vendor[32];
+    std::snprintf(vendor, sizeof vendor, "vendor 0x%04x", p.vendorID);
+    info.driver = vendor;
+  }
   VkPhysicalDeviceMemoryProperties mem{};
   api.vkGetPhysicalDeviceMemoryProperties(d, &mem);
   for (std::uint32_t h = 0; h < mem.memoryHeapCount; ++h)

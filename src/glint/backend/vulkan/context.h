@@ -20,6 +20,7 @@ struct DeviceInfo {
   std::string name;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   std::string driver;       // driver name and info ("llvmpipe, Mesa 22.3.6 (LLVM 15.0.6)")
+  std::string driver_version;  // VkPhysicalDeviceProperties::driverVersion as its vendor encodes it
   std::uint32_t api_version = 0;
   std::uint32_t subgroup_size = 0;
   std::uint64_t max_storage_buffer_range = 0;
@@ -32,6 +33,9 @@ struct DeviceInfo {
 };
 const char* type_name(VkPhysicalDeviceType t);  // "discrete GPU", "CPU", ...
 std::string version_string(std::uint32_t v);     // "1.3.230"
+// A driver version as its vendor packs it: NVIDIA's 10.8.8.6 bits, Intel's Windows 18.14,
+// and everyone else's the Vulkan API version's packing.
+std::string driver_version_string(std::uint32_t vendor_id, std::uint32_t v);
 
 // Every validation message of instances created with validation, for the tests (which fail
 // on any) and for GLINT_VULKAN_VALIDATION runs (which print them too).

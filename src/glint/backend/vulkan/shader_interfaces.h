@@ -103,21 +103,35 @@ struct TrainTarget {
   using Push = TargetPush;
   using Args = std::tuple<In<u32>, Out<float>>;  // packed 8-bit view -> target
 };
+struct MaskWeights {
+  static constexpr const char* kName = "mask_weights";
+  using Push = TargetPush;
+  using Args = std::tuple<In<u32>, Out<float>, Out<float>>;  // packed 8-bit mask -> weights, target (in place)
+};
+struct ApplyWeights {
+  static constexpr const char* kName = "apply_weights";
+  using Push = LossPush;
+  using Args = std::tuple<In<float>, In<float>, Out<float>>;  // render, weights -> weighted render
+};
+// The loss shaders' last binding: the pixels' weights of a masked step (LossPush::weighted),
+// else any buffer.
 struct SsimForward {
   static constexpr const char* kName = "ssim_forward";
   using Push = LossPush;
-  // render, target -> derivative planes, SSIM map, |render - target|
-  using Args = std::tuple<In<float>, In<float>, Out<float>, Out<float>, Out<float>>;
+  // render, target -> derivative planes, SSIM map, |render - target|; weights
+  using Args = std::tuple<In<float>, In<float>, Out<float>, Out<float>, Out<float>, In<float>>;
 };
 struct SsimBackward {
   static constexpr const char* kName = "ssim_backward";
   using Push = LossPush;
-  using Args = std::tuple<In<float>, In<float>, In<float>, Out<float>>;  // derivs, render, target -> grad
+  // derivs, render, target -> grad; weights
+  using Args = std::tuple<In<float>, In<float>, In<float>, Out<float>, In<float>>;
 };
 struct LossL1 {
   static constexpr const char* kName = "loss_l1";
   using Push = LossPush;
-  using Args = std::tuple<In<float>, In<float>, Out<float>, Out<float>>;  // render, target -> grad, |diff|
+  // render, target -> grad, |diff|; weights
+  using Args = std::tuple<In<float>, In<float>, Out<float>, Out<float>, In<float>>;
 };
 struct BlockSum {
   static constexpr const char* kName = "block_sum";
@@ -138,6 +152,11 @@ struct SplatStep {
   using Args = std::tuple<In<std::int32_t>, In<float>, In<float>, In<float>, Out<float>, Out<float>, Out<float>,
                           Out<float>, Out<float>, Out<float>, Out<float>, Out<float>>;
 };
+struct McmcNoise {
+  static constexpr const char* kName = "mcmc_noise";
+  using Push = NoisePush;
+  using Args = std::tuple<In<float>, In<float>, In<float>, In<float>, Out<float>>;  // log_scales, quats, opacity, normals -> means
+};
 struct NonFinite {
   static constexpr const char* kName = "non_finite";
   using Push = SplatStepPush;
@@ -149,6 +168,6 @@ struct NonFinite {
 namespace glint::vk::shaders {
 // Every shader the backend dispatches (the tests make each one's pipeline on every driver).
 using All = std::tuple<Project, TileKeys, ScanBlocks, ScanAdd, RadixCount, RadixScatter, TileRanges, Blend,
-                       BlendBackward, SplatBackward, MathCheck, TrainTarget, SsimForward, SsimBackward, LossL1,
-                       BlockSum, AdamStep, SplatStep, NonFinite>;
+                       BlendBackward, SplatBackward, MathCheck, TrainTarget, MaskWeights, ApplyWeights, SsimForward,
+                       SsimBackward, LossL1, BlockSum, AdamStep, SplatStep, McmcNoise, NonFinite>;
 }  // namespace glint::vk::shaders

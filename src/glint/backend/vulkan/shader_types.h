@@ -26,6 +26,7 @@ using shader::BlendPush;
 using shader::LossPush;
 using shader::SplatStepPush;
 using shader::SumPush;
+using shader::NoisePush;
 using shader::TargetPush;
 using shader::CountPush;
 using shader::MathCheckPush;
@@ -50,8 +51,8 @@ static_assert(offsetof(ProjectedSplat, radius) == 44 && offsetof(ProjectedSplat,
 static_assert(offsetof(ProjectedSplat, normal) == 60);
 static_assert(sizeof(ProjectPush) == 120 && sizeof(SplatBackwardPush) == 124 && sizeof(BlendPush) == 48);
 static_assert(sizeof(TileKeysPush) == 16 && sizeof(CountPush) == 16 && sizeof(MathCheckPush) == 16);
-static_assert(sizeof(TargetPush) == 32 && sizeof(LossPush) == 88 && sizeof(SumPush) == 16);
-static_assert(sizeof(AdamPush) == 48 && sizeof(SplatStepPush) == 32);
+static_assert(sizeof(TargetPush) == 32 && sizeof(LossPush) == 92 && sizeof(SumPush) == 16);
+static_assert(sizeof(AdamPush) == 48 && sizeof(SplatStepPush) == 32 && sizeof(NoisePush) == 16);
 
 // The blend outputs' bits in the shaders (shared_types.h) are the CPU kernels' (aov::kernel_flag).
 static_assert(GLINT_AOV_DEPTH == aov::kernel_flag(aov::depth));
@@ -106,7 +107,8 @@ GLINT_VK_LAYOUT(MathCheckPush, GLINT_VK_FIELD(MathCheckPush, count), GLINT_VK_FI
 
 
 GLINT_VK_LAYOUT(TargetPush, GLINT_VK_FIELD(TargetPush, width), GLINT_VK_FIELD(TargetPush, height), GLINT_VK_FIELD(TargetPush, channels), GLINT_VK_FIELD(TargetPush, count), GLINT_VK_FIELD(TargetPush, background), GLINT_VK_FIELD(TargetPush, pad))
-GLINT_VK_LAYOUT(LossPush, GLINT_VK_FIELD(LossPush, width), GLINT_VK_FIELD(LossPush, height), GLINT_VK_FIELD(LossPush, channels), GLINT_VK_FIELD(LossPush, l1_scale), GLINT_VK_FIELD(LossPush, lambda), GLINT_VK_FIELD(LossPush, inv_count), GLINT_VK_FIELD(LossPush, c1), GLINT_VK_FIELD(LossPush, c2), GLINT_VK_FIELD(LossPush, window), GLINT_VK_FIELD(LossPush, count), GLINT_VK_FIELD(LossPush, with_grad), GLINT_VK_FIELD(LossPush, tiles_x))
+GLINT_VK_LAYOUT(LossPush, GLINT_VK_FIELD(LossPush, width), GLINT_VK_FIELD(LossPush, height), GLINT_VK_FIELD(LossPush, channels), GLINT_VK_FIELD(LossPush, l1_scale), GLINT_VK_FIELD(LossPush, lambda), GLINT_VK_FIELD(LossPush, inv_count), GLINT_VK_FIELD(LossPush, c1), GLINT_VK_FIELD(LossPush, c2), GLINT_VK_FIELD(LossPush, window), GLINT_VK_FIELD(LossPush, count), GLINT_VK_FIELD(LossPush, with_grad), GLINT_VK_FIELD(LossPush, tiles_x), GLINT_VK_FIELD(LossPush, weighted))
+GLINT_VK_LAYOUT(NoisePush, GLINT_VK_FIELD(NoisePush, count), GLINT_VK_FIELD(NoisePush, scale), GLINT_VK_FIELD(NoisePush, k), GLINT_VK_FIELD(NoisePush, t))
 GLINT_VK_LAYOUT(SumPush, GLINT_VK_FIELD(SumPush, count), GLINT_VK_FIELD(SumPush, pad))
 GLINT_VK_LAYOUT(AdamPush, GLINT_VK_FIELD(AdamPush, b1), GLINT_VK_FIELD(AdamPush, a1), GLINT_VK_FIELD(AdamPush, b2), GLINT_VK_FIELD(AdamPush, a2), GLINT_VK_FIELD(AdamPush, bc2_sqrt), GLINT_VK_FIELD(AdamPush, eps), GLINT_VK_FIELD(AdamPush, step_size), GLINT_VK_FIELD(AdamPush, count), GLINT_VK_FIELD(AdamPush, width), GLINT_VK_FIELD(AdamPush, used_width), GLINT_VK_FIELD(AdamPush, selective), GLINT_VK_FIELD(AdamPush, group))
 GLINT_VK_LAYOUT(SplatStepPush, GLINT_VK_FIELD(SplatStepPush, count), GLINT_VK_FIELD(SplatStepPush, sx), GLINT_VK_FIELD(SplatStepPush, sy), GLINT_VK_FIELD(SplatStepPush, scale), GLINT_VK_FIELD(SplatStepPush, scale2), GLINT_VK_FIELD(SplatStepPush, slot), GLINT_VK_FIELD(SplatStepPush, pad))

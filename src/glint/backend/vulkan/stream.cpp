@@ -173,6 +173,13 @@ void Stream::copy(const Buffer& src, VkDeviceSize so, const Buffer& dst, VkDevic
   device_.api().vkCmdCopyBuffer(cmd_, src.handle(), dst.handle(), 1, &c);
 }
 
+void Stream::copy_regions(const Buffer& src, const Buffer& dst, const std::vector<VkBufferCopy>& regions) {
+  if (regions.empty()) return;
+  barrier();
+  device_.api().vkCmdCopyBuffer(cmd_, src.handle(), dst.handle(), static_cast<std::uint32_t>(regions.size()),
+                                regions.data());
+}
+
 std::size_t Stream::stage(std::size_t bytes, VkBuffer& buffer, VkDeviceSize& offset) {
   bytes = (bytes + 15) & ~std::size_t(15);
   for (std::size_t i = 0; i < staging_.size(); ++i) {
@@ -260,13 +267,13 @@ void Stream::finish() {
   for (std::size_t i = 0; i < descriptor_pools_.size(); ++i)
     api.vkResetDescriptorPool(device_.handle(), descriptor_pools_[i], 0);
   descriptor_pool_ = 0;
-  for (std::uint32_t i = 0; i < kTimestamps; ++i) {
-    stamp_recorded_[i] = false;
-    if (stamped_[i] && queries_ &&
-        api.vkGetQueryPoolResults(device_.handle(), queries_, i, 1, sizeof(std::uint64_t), &stamps_[i],
-                                  sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT) == VK_SUCCESS)
-      stamp_recorded_[i] = true;
-  }
+  // a slot not stamped in this submission keeps its time: a span may cross finish() calls
+  // (the forward's stages finish once to size the tile lists)
+  for (std::uint32_t i = 0; i < kTimestamps; ++i)
+    if (stamped_[i])
+      stamp_recorded_[i] =
+          queries_ && api.vkGetQueryPoolResults(device_.handle(), queries_, i, 1, sizeof(std::uint64_t), &stamps_[i],
+                                                sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT) == VK_SUCCESS;
 }
 
 }  // namespace glint::vk

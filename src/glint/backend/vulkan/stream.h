@@ -38,11 +38,15 @@ class Stream {
                 const Binding* bindings, std::size_t count);
   void fill(const Buffer& b, VkDeviceSize offset, VkDeviceSize bytes, std::uint32_t value);
   void copy(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst, VkDeviceSize dst_offset, VkDeviceSize bytes);
+  // Many ranges in one command (row edits): the destination ranges must not overlap each
+  // other, nor, within one buffer, the source ranges.
+  void copy_regions(const Buffer& src, const Buffer& dst, const std::vector<VkBufferCopy>& regions);
   void upload(const Buffer& dst, VkDeviceSize offset, const void* src, std::size_t bytes);
   // dst is written when finish() returns; it must stay valid until then.
   void download(const Buffer& src, VkDeviceSize offset, void* dst, std::size_t bytes);
   // A timestamp after everything recorded so far (slot < kTimestamps); read by elapsed_ms
-  // after finish(). Does nothing on a queue without timestamps.
+  // after finish(). A slot keeps its time until it is stamped again, so the two ends of a
+  // span may lie in different submissions. Does nothing on a queue without timestamps.
   static constexpr std::uint32_t kTimestamps = 4;
   void timestamp(std::uint32_t slot);
   double elapsed_ms(std::uint32_t from, std::uint32_t to) const;  // < 0 when not recorded

@@ -2,8 +2,7 @@
 // (forward_stages.h) on the device and downloads what the caller asked for: colour and every
 // output of backend/render_outputs.h, with their gradients. A render that wants AbsGS's
 // statistic, which has no shader, goes whole to a CPU backend it keeps, said once on stderr.
-// Training: the device training session (device_training_session.h); a dataset with masks
-// trains through the CPU session with this backend as its rasterizer.
+// Training: the device training session (device_training_session.h).
 #include "glint/backend/backward_checks.h"
 #include "glint/backend/vulkan/vulkan_backend.h"
 
@@ -11,7 +10,6 @@
 #include <cstdio>
 #include <utility>
 
-#include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/backend/vulkan/context.h"
 #include "glint/backend/vulkan/device_training_session.h"
 #include "glint/backend/vulkan/forward_stages.h"
@@ -22,6 +20,11 @@ namespace glint {
 namespace {
 
 using vk::Array;
+
+// The stream's timestamp slots around the forward's and the backward's stages
+// (last_stage_times).
+constexpr std::uint32_t kForwardStart = 0, kForwardEnd = 1, kBackwardStart = 2, kBackwardEnd = 3;
+static_assert(kBackwardEnd < vk::Stream::kTimestamps);
 
 struct VulkanForwardState final : ForwardState {
   vk::DeviceModel model;
@@ -64,8 +67,9 @@ class VulkanBackend final : public Backend {
   const char* name() const override { return "vulkan"; }
   std::string device() const override {
     const vk::DeviceInfo& i = device_->info();
-    return i.name + " (" + vk::type_name(i.type) + ", " + i.driver + ", Vulkan " + vk::version_string(i.api_version) +
-           ")";
+    // eval.json's "device": the device, its driver with the driver's version, and the API's
+    return i.name + " (" + vk::type_name(i.type) + ", " + i.driver + ", driver version " + i.driver_version +
+           ", Vulkan " + vk::version_string(i.api_version) + ")";
   }
   StageTimes last_stage_times() const override { return times_; }
   long long peak_device_memory_bytes() const override { return static_cast<long long>(device_->peak_memory()); }
@@ -75,15 +79,6 @@ class VulkanBackend final : public Backend {
   void backward(const GaussianModel& model, const Camera& camera, const RenderSettings& settings,
                 const RenderOutput& out, const RenderGradIn& grad_in, ModelGrad& grad) override;
   std::unique_ptr<TrainingSession> start_training(const TrainingSetup& setup, SplatSet initial) override {
-    // masks (loss weights) have no shader yet: such a dataset trains through the CPU session,
-    // rendering here
-    const bool masked = std::any_of(setup.dataset->train.begin(), setup.dataset->train.end(),
-                                    [](const View& v) { return v.has_mask(); });
-    if (masked) {
-      std::fprintf(stderr, "glint: the Vulkan training session has no masked loss yet; the loss and Adam of this "
-                           "masked dataset run on the CPU, the renders on the device\n");
-      return cpu::make_cpu_training_session(*this, setup, std::move(initial));
-    }
     return vk::make_device_training_session(device_, setup, std::move(initial));
   }
   vk::Device& vulkan_device() { return *device_; }
@@ -139,9 +134,11 @@ void VulkanBackend::forward_into(const GaussianModel& model, const Camera& camer
   st->settings = settings;
   st->settings.antialiased = settings.antialiased || model.antialiased;
   const int degree = std::clamp(settings.sh_degree >= 0 ? settings.sh_degree : model.sh_degree, 0, kMaxShDegree);
+  s.timestamp(kForwardStart);  // the stages alone: the model's upload before, the downloads after
   vk::forward_frame(s, st->model, render::make_view<float>(camera, settings.near_plane), degree,
                     st->settings.antialiased, settings.background, st->frame, aov_flags(settings),
                     settings.median_depth_only);
+  s.timestamp(kForwardEnd);
   const vk::DeviceFrame& f = st->frame;
   const int w = camera.width, h = camera.height;
   if (settings.want_rgb)
@@ -166,6 +163,7 @@ void VulkanBackend::forward_into(const GaussianModel& model, const Camera& camer
   vk::download_frame_status(s, st->frame);
   s.finish();
   vk::check_frame_status(*device_, f, "blend");
+  times_.forward_ms = s.elapsed_ms(kForwardStart, kForwardEnd);
   out.num_visible = std::count_if(out.radii.begin(), out.radii.end(), [](int r) { return r > 0; });
   out.num_instances = static_cast<std::int64_t>(f.instances);
   out.saved = std::move(st);
@@ -202,7 +200,9 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
   up(g.d_median, gin.d_median_depth, 1, GLINT_GRAD_MEDIAN);
   up(g.d_normal, gin.d_normal, 3, GLINT_GRAD_NORMAL);
   up(g.d_distortion, gin.d_distortion, 1, GLINT_GRAD_DISTORTION);
+  s.timestamp(kBackwardStart);
   vk::backward_frame(s, st->model, st->frame, g);
+  s.timestamp(kBackwardEnd);
   const std::size_t n = st->n;
   grad.resize(n, false);
   s.download(g.means.buffer(), 0, grad.means.data(), 3 * n * sizeof(float));
@@ -215,6 +215,7 @@ void VulkanBackend::backward(const GaussianModel& model, const Camera& camera, c
   vk::download_frame_status(s, st->frame);
   s.finish();
   vk::check_frame_status(d, st->frame, "blend backward");
+  times_.backward_ms = s.elapsed_ms(kBackwardStart, kBackwardEnd);
   grad.sh_rest_live = 3 * kShRestCoeffs;
 }
 
@@ -234,7 +235,7 @@ std::vector<VulkanDeviceSummary> vulkan_devices(std::string* why) {
     s.index = d.index;
     s.name = d.name;
     s.type = vk::type_name(d.type);
-    s.driver = d.driver;
+    s.driver = d.driver + ", driver version " + d.driver_version;  // as eval.json names it
     s.api = vk::version_string(d.api_version);
     s.subgroup_size = d.subgroup_size;
     s.max_binding_bytes = d.max_storage_buffer_range;

@@ -123,7 +123,7 @@ struct LossPush {
   int width;
   int height;
   int channels;
-  float l1_scale;   // (1 - lambda) / count
+  float l1_scale;   // (1 - lambda) / count (weighted: channels x the weights' sum)
   float lambda;     // D-SSIM weight
   float inv_count;  // 1 / count
   float c1;
@@ -132,6 +132,7 @@ struct LossPush {
   uint count;       // values (width * height * channels)
   uint with_grad;   // write the gradient
   uint tiles_x;     // 16x16 tiles of the SSIM kernels a row
+  uint weighted;    // masks (train/loss.h): the render and target are weighted, the weights bound
 };
 
 // Fixed-order block sums: block k sums values [k 4096, (k + 1) 4096).
@@ -165,6 +166,14 @@ struct SplatStepPush {
   float scale2; // MCMC: scale_reg / 3N
   uint slot;    // finiteness: the status word to set
   uint pad[2];
+};
+
+// MCMC's position noise (train/mcmc.cpp mcmc_add_noise).
+struct NoisePush {
+  uint count;  // splats
+  float scale; // noise_lr * the means' learning rate
+  float k;     // the gate's slope (noise_k) and threshold (noise_t)
+  float t;
 };
 
 // The math check (tests only): `count` inputs of `stride` floats each.

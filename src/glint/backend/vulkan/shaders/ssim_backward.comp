@@ -3,7 +3,8 @@
 #extension GL_EXT_control_flow_attributes : require
 // The gradient of (1 - lambda) L1 + lambda D-SSIM w.r.t. the render (the CUDA
 // ssim_backward_tile_kernel): the three derivative planes blurred (the blur is its own
-// transpose) over a 16x16 tile staged with its halo, then the L1 term folded in.
+// transpose) over a 16x16 tile staged with its halo, then the L1 term folded in; weighted
+// (masks) the result is multiplied by its pixel's weight.
 layout(local_size_x = 256) in;
 #include "common.glsl"
 #include "train_math.glsl"
@@ -12,6 +13,7 @@ layout(std430, binding = 0) readonly buffer Derivs { float derivs[]; };
 layout(std430, binding = 1) readonly buffer A { float a[]; };
 layout(std430, binding = 2) readonly buffer B { float b[]; };
 layout(std430, binding = 3) writeonly buffer Grad { float grad[]; };
+layout(std430, binding = 4) readonly buffer Weight { float weight[]; };
 
 const int kTile = 16;
 const int kSpan = 26;
@@ -53,7 +55,8 @@ void main() {
       }
       uint i = (uint(y) * uint(p.width) + uint(x)) * uint(p.channels) + uint(ch);
       float g = ssim_grad_value(p.inv_count, m[0], m[1], m[2], a[i], b[i]);
-      grad[i] = p.l1_scale * l1_sign(a[i] - b[i]) - p.lambda * g;
+      float gi = p.l1_scale * l1_sign(a[i] - b[i]) - p.lambda * g;
+      grad[i] = p.weighted != 0u ? gi * weight[i / uint(p.channels)] : gi;
     }
     barrier();
   }

@@ -5,6 +5,8 @@
 // ssim_forward_tile_kernel): the group stages its tile and a 5-pixel halo of both images,
 // blurs along x there (the halo rows too) and along y from that, and writes the SSIM map,
 // with the gradient its three derivative planes, and |a - b|. Channels one after another.
+// Weighted (masks: a and b the weighted images) the map's values and their derivatives are
+// multiplied by their pixel's weight, as train/ssim.cpp does.
 // Every blurred value is ssim_window_sum's fixed-order sum over the CPU blur's taps.
 layout(local_size_x = 256) in;
 #include "common.glsl"
@@ -15,6 +17,7 @@ layout(std430, binding = 1) readonly buffer B { float b[]; };
 layout(std430, binding = 2) writeonly buffer Derivs { float derivs[]; };
 layout(std430, binding = 3) writeonly buffer SsimMap { float ssim_map[]; };
 layout(std430, binding = 4) writeonly buffer AbsDiff { float abs_diff[]; };
+layout(std430, binding = 5) readonly buffer Weight { float weight[]; };
 
 const int kTile = 16;
 const int kSpan = 26;  // kTile + 2 kSsimRadius
@@ -65,7 +68,15 @@ void main() {
       }
       uint i = (uint(y) * uint(p.width) + uint(x)) * uint(p.channels) + uint(ch);
       float dm, d11, d12;
-      ssim_map[i] = ssim_map_value(m[0], m[1], m[2], m[3], m[4], p.c1, p.c2, dm, d11, d12);
+      float value = ssim_map_value(m[0], m[1], m[2], m[3], m[4], p.c1, p.c2, dm, d11, d12);
+      if (p.weighted != 0u) {
+        float wt = weight[i / uint(p.channels)];
+        value *= wt;
+        dm *= wt;
+        d11 *= wt;
+        d12 *= wt;
+      }
+      ssim_map[i] = value;
       if (p.with_grad != 0u) {
         derivs[i] = dm;
         derivs[p.count + i] = d11;
