@@ -27,9 +27,10 @@ echo "== Release build and tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DGLINT_BUILD_TESTS=ON -DGLINT_BUILD_BENCH=ON -UGLINT_CUDA -UGLINT_VULKAN >/dev/null
 cmake --build build -j "$jobs"
-# Serial: the heavy tests are multi-threaded themselves, and OpenMP threads of two
-# tests sharing two cores slow both down many times over.
-ctest --test-dir build --output-on-failure
+# As many tests at a time as there are cores. A test's OpenMP threads wait passively, so
+# that a thread of one test that reaches a barrier sleeps instead of spinning on the core
+# the other test needs (spinning slowed two such tests down many times over).
+OMP_WAIT_POLICY=passive ctest --test-dir build --output-on-failure -j "$jobs"
 bash scripts/check-isa-objects.sh build
 if [ -d build/tests/contracted/CMakeFiles/glint_contracted_tests.dir ]; then
   bash scripts/check-contracted-objects.sh build
@@ -63,9 +64,9 @@ cmake --build build-asan -j "$jobs"
 # No Vulkan driver is offered to this stage: the CPU drivers keep a once-only allocation
 # that their unloading at exit leaves behind, which the leak checker would report in
 # every process that merely looks for a Vulkan device (glint's `auto`, --version).
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 OMP_WAIT_POLICY=passive \
   VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json \
-  ctest --test-dir build-asan --output-on-failure \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" \
   -E "${GLINT_ASAN_EXCLUDE:-Vulkan|PartitionCli.TownPlanTrainMergeAndRerun}"
 
 echo "== Sanitizer stage done at $SECONDS s"
