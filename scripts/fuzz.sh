@@ -21,19 +21,38 @@ done
 ninja -C "$build" -j"$jobs" "${targets[@]}"
 
 mkdir -p "$build/artifacts"
-failed=()
-for t in "${targets[@]}"; do
-  name="${t%_fuzz}"
-  scratch="$(mktemp -d)"
-  trap 'rm -rf "$scratch"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# One target per core at a time (each fuzzer is one process on one core); each keeps its
+# full SECONDS, and its output is printed whole when it ends.
+fuzz_one() {
+  local t="$1" name="${1%_fuzz}" scratch="$work/$1"
+  mkdir -p "$scratch"
   if [ -d "$root/fuzz/corpus/$name" ]; then cp -r "$root/fuzz/corpus/$name/." "$scratch/"; fi
-  args=(-max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10
-        -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-")
+  local args=(-max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10
+              -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-")
   if [ -f "$root/fuzz/$t.dict" ]; then args+=(-dict="$root/fuzz/$t.dict"); fi
   echo "== $t: ${seconds}s on $(ls "$scratch" | wc -l) seed files"
-  if ! "$build/fuzz/$t" "${args[@]}" "$scratch"; then failed+=("$t"); fi
-  rm -rf "$scratch"
+  "$build/fuzz/$t" "${args[@]}" "$scratch" 2>&1
+}
+declare -A pid_of=()
+failed=()
+wait_one() {  # waits for the oldest running target and reports it
+  local t="$1"
+  if ! wait "${pid_of[$t]}"; then failed+=("$t"); fi
+  cat "$work/$t.log"
+}
+running=()
+for t in "${targets[@]}"; do
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    wait_one "${running[0]}"
+    running=("${running[@]:1}")
+  fi
+  fuzz_one "$t" > "$work/$t.log" &
+  pid_of[$t]=$!
+  running+=("$t")
 done
+for t in "${running[@]}"; do wait_one "$t"; done
 
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "fuzz.sh: FAILED: ${failed[*]} (inputs in $build/artifacts/)" >&2
