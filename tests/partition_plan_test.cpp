@@ -3,6 +3,7 @@
 // cases, and the captures it refuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -251,7 +252,7 @@ TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
   SurveySpec spec;
   const Dataset d = make_survey(spec);
   const Plan p = make_plan(d, PlanSettings{});
-  double kept = 0, full = 0;
+  double kept = 0, full = 0, one_box = 0;
   for (std::size_t k = 0; k < p.cells.size(); ++k) {
     const Cell& cell = p.cells[k];
     const Dataset cd = cell_dataset(d, p, k);
@@ -267,7 +268,9 @@ TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
     if (cell.core.u0 == p.bounds.u0) {
       EXPECT_LT(crop.u0, p.bounds.u0 - p.bounds.width());
     }
-    const auto box = ground_box(p.frame, crop, 0, cell.top);
+    const auto boxes = crop_boxes(p, k, d.points, d.points_random);
+    ASSERT_EQ(boxes.size(), static_cast<std::size_t>(kCropGrid * kCropGrid));
+    const auto box = ground_box(p.frame, crop, 0, cell.top);  // the one box to the cell's top
     for (const View& v : cd.train) {
       EXPECT_GE(v.camera.width, kMinCropSide);
       EXPECT_GE(v.camera.height, kMinCropSide);
@@ -278,13 +281,26 @@ TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
       whole.height = static_cast<int>(h);
       whole.cx += v.crop_x;
       whole.cy += v.crop_y;
-      EXPECT_NEAR(box_image_share(v.camera, box) * v.camera.width * v.camera.height, box_image_share(whole, box) * w * h,
-                  1e-6 * w * h);
+      for (const auto& b : boxes)
+        EXPECT_NEAR(box_image_share(v.camera, b) * v.camera.width * v.camera.height, box_image_share(whole, b) * w * h,
+                    1e-6 * w * h);
+      // ... and no more than the one box's window
+      const PixelWindow one = box_image_window(whole, box);
+      EXPECT_LE(v.camera.width, std::max(one.width(), kMinCropSide));
+      EXPECT_LE(v.camera.height, std::max(one.height(), kMinCropSide));
       kept += static_cast<double>(v.camera.width) * v.camera.height;
       full += w * h;
+      const int ow = std::max(one.width(), kMinCropSide), oh = std::max(one.height(), kMinCropSide);
+      one_box += static_cast<double>(std::min(ow, static_cast<int>(w))) * std::min(oh, static_cast<int>(h));
     }
   }
   EXPECT_LT(kept, 0.95 * full);  // the crops leave pixels out
+  EXPECT_LT(kept, 0.97 * one_box);  // the air over the survey's low ground is left out
+  // Random points have no heights to go by: the one box.
+  const auto random = crop_boxes(p, 0, d.points, true);
+  ASSERT_EQ(random.size(), 1u);
+  const auto one = ground_box(p.frame, crop_rect(p, 0), 0, p.cells[0].top);
+  for (std::size_t i = 0; i < one.size(); ++i) EXPECT_EQ(norm(random[0][i] - one[i]), 0.0) << i;
   PlanSettings whole_views;
   whole_views.crop_views = false;
   const Plan q = make_plan(d, whole_views);

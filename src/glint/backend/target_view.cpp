@@ -19,6 +19,17 @@ TargetView target_view(const TrainingSetup& setup, std::size_t view, int factor)
   return t;
 }
 
+std::array<float, 2> densify_grad_scale(const Camera& render, const View& view) {
+  float sx = 0.5f * static_cast<float>(render.width), sy = 0.5f * static_cast<float>(render.height);
+  const bool cropped = view.full_width > 0 && view.full_height > 0 &&
+                       (view.camera.width != view.full_width || view.camera.height != view.full_height);
+  if (cropped) {
+    sx *= static_cast<float>(view.camera.height) / static_cast<float>(view.full_height);
+    sy *= static_cast<float>(view.camera.width) / static_cast<float>(view.full_width);
+  }
+  return {sx, sy};
+}
+
 double mask_weights(const Image8& mask, std::vector<float>& w) {
   w.resize(mask.data.size());
   double sum = 0;

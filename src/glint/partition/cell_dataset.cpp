@@ -1,6 +1,7 @@
 #include "glint/partition/cell_dataset.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -32,6 +33,41 @@ GroundRect crop_rect(const Plan& plan, std::size_t cell) {
   return crop;
 }
 
+std::vector<std::array<Vec3d, 8>> crop_boxes(const Plan& plan, std::size_t cell, const PointCloud& points,
+                                             bool points_random) {
+  const Cell& c = plan.cells.at(cell);
+  const GroundRect crop = crop_rect(plan, cell);
+  const GroundRect grid = crop.clipped_to(plan.bounds);
+  const std::vector<std::array<Vec3d, 8>> one{ground_box(plan.frame, crop, 0.0, c.top)};
+  if (points_random || !(grid.width() > 0 && grid.depth() > 0)) return one;
+  constexpr int n = kCropGrid;
+  const auto index = [](double x, double lo, double hi) {
+    return std::clamp(static_cast<int>(std::floor((x - lo) / (hi - lo) * n)), 0, n - 1);
+  };
+  std::vector<double> high(n * n, -1.0);  // below the ground: no point
+  bool any = false;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Vec3d l = plan.frame.to_local({points.xyz[3 * i], points.xyz[3 * i + 1], points.xyz[3 * i + 2]});
+    if (l.x < crop.u0 || l.x > crop.u1 || l.y < crop.v0 || l.y > crop.v1) continue;
+    double& h = high[static_cast<std::size_t>(index(l.y, grid.v0, grid.v1) * n + index(l.x, grid.u0, grid.u1))];
+    h = std::max(h, l.z);
+    any = true;
+  }
+  if (!any) return one;
+  // the grid's lines, the outer ones moved out to crop_rect's edges
+  const auto line = [](int k, double lo, double hi, double far_lo, double far_hi) {
+    return k == 0 ? far_lo : k == n ? far_hi : lo + (hi - lo) * k / n;
+  };
+  std::vector<std::array<Vec3d, 8>> boxes;
+  for (int iv = 0; iv < n; ++iv)
+    for (int iu = 0; iu < n; ++iu) {
+      const GroundRect r{line(iu, grid.u0, grid.u1, crop.u0, crop.u1), line(iu + 1, grid.u0, grid.u1, crop.u0, crop.u1),
+                         line(iv, grid.v0, grid.v1, crop.v0, crop.v1), line(iv + 1, grid.v0, grid.v1, crop.v0, crop.v1)};
+      boxes.push_back(ground_box(plan.frame, r, 0.0, std::clamp(high[static_cast<std::size_t>(iv * n + iu)], 0.0, c.top)));
+    }
+  return boxes;
+}
+
 Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell) {
   const Cell& c = plan.cells.at(cell);
   Dataset d;
@@ -40,13 +76,19 @@ Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell) {
   d.val_count = full.val_count;
   d.background = full.background;
   d.masks = full.masks;
-  const auto box = ground_box(plan.frame, crop_rect(plan, cell), 0.0, c.top);
+  const auto boxes = plan.settings.crop_views ? crop_boxes(plan, cell, full.points, full.points_random)
+                                             : std::vector<std::array<Vec3d, 8>>{};
   const auto add = [&](std::vector<View>& to, const View& v) {
     if (!plan.settings.crop_views) {
       to.push_back(v);
       return;
     }
-    PixelWindow w = box_image_window(v.camera, box);
+    PixelWindow w;  // the smallest window holding every box's
+    for (const auto& box : boxes) {
+      const PixelWindow b = box_image_window(v.camera, box);
+      if (b.empty()) continue;
+      w = w.empty() ? b : PixelWindow{std::min(w.x0, b.x0), std::min(w.y0, b.y0), std::max(w.x1, b.x1), std::max(w.y1, b.y1)};
+    }
     if (w.empty()) return;
     // Grown about its centre to the smallest side the losses' windows work on.
     const auto grow = [](int& a, int& b, int size) {
@@ -75,7 +117,9 @@ Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell) {
 
 std::string cell_fingerprint(const Plan& plan, std::size_t cell) {
   const Cell& c = plan.cells.at(cell);
-  std::string s = plan.dataset + '\n' + (plan.settings.crop_views ? "crop " + std::to_string(plan.settings.crop_margin) + "\n" : std::string("whole\n"));
+  // "crop fitted": crops fitted to the points' heights (crop_boxes); a cell trained on the
+  // crops of one box to the cell's top is another cell's record
+  std::string s = plan.dataset + '\n' + (plan.settings.crop_views ? "crop fitted " + std::to_string(plan.settings.crop_margin) + "\n" : std::string("whole\n"));
   for (const std::string& a : plan.dataset_args) s += a + '\n';
   char buf[64];
   for (const GroundRect& r : {c.core, c.expanded, plan.bounds})

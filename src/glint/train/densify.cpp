@@ -21,12 +21,18 @@ float max_log_scale(const std::vector<float>& ls, std::size_t i) {
 
 void accumulate_densify_stats(SplatSet& set, long step, const DensifyOptions& o, std::span<const float> mean2d_grads,
                               std::span<const float> radii, int image_width, int image_height) {
+  accumulate_densify_stats_scaled(set, step, o, mean2d_grads, radii, 0.5f * static_cast<float>(image_width),
+                                  0.5f * static_cast<float>(image_height));
+}
+
+void accumulate_densify_stats_scaled(SplatSet& set, long step, const DensifyOptions& o,
+                                     std::span<const float> mean2d_grads, std::span<const float> radii, float sx,
+                                     float sy) {
   if (step >= o.densify_until) return;
   const std::size_t n = set.size();
   if (mean2d_grads.size() != 2 * n || radii.size() != n)
     throw std::invalid_argument("densify: " + std::to_string(mean2d_grads.size()) + " mean2d gradients and " +
                                 std::to_string(radii.size()) + " radii for " + std::to_string(n) + " splats");
-  const float sx = 0.5f * static_cast<float>(image_width), sy = 0.5f * static_cast<float>(image_height);
   const long count = static_cast<long>(n);
   // Little work a splat: threads only pay off for millions of splats (a parallel region on
   // a loaded machine can wait long for the second thread).

@@ -44,6 +44,11 @@ struct DensifyOptions {
 void accumulate_densify_stats(SplatSet& set, long step, const DensifyOptions& options,
                               std::span<const float> mean2d_grads, std::span<const float> radii, int image_width,
                               int image_height);
+// The same with the gradient's scales given (sx, sy: half the image's width and height
+// above; backend/target_view.h gives a cropped view's).
+void accumulate_densify_stats_scaled(SplatSet& set, long step, const DensifyOptions& options,
+                                     std::span<const float> mean2d_grads, std::span<const float> radii, float sx,
+                                     float sy);
 
 struct DensifyReport {
   bool densified = false;  // clone/split/prune ran this step

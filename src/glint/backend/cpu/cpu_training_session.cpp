@@ -93,7 +93,8 @@ class CpuTrainingSession final : public TrainingSession {
   }
 
   void accumulate_densify_stats(long step, const DensifyOptions& o) override {
-    glint::accumulate_densify_stats(set_, step, o, grad_.mean2d, radii_, camera_.width, camera_.height);
+    const auto [sx, sy] = densify_grad_scale(camera_, setup_.dataset->train[view_]);
+    glint::accumulate_densify_stats_scaled(set_, step, o, grad_.mean2d, radii_, sx, sy);
   }
   DensifyReport densify(long step, double extent, const DensifyOptions& o, Rng& rng) override {
     return densify_step(set_, step, extent, o, rng);

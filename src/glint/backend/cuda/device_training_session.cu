@@ -107,6 +107,7 @@ class DeviceTrainingSession final : public TrainingSession {
 
   TrainingSetup setup_;
   DeviceSessionOptions options_;
+  std::size_t view_ = 0;  // the step's training view
   std::size_t round_trips_ = 0;
   SplatSet host_;  // the scalars always; the arrays as of the last load, state or round trip
   bool host_current_ = true;  // host_'s arrays equal the device's (no kernel wrote them since)
@@ -162,6 +163,7 @@ void DeviceTrainingSession::upload_images() {
 }
 
 Camera DeviceTrainingSession::set_target(std::size_t view, int factor, const std::array<float, 3>& bg) {
+  view_ = view;
   Camera cam = setup_.dataset->train[view].camera;
   DeviceSpan<const std::uint8_t> src, mask;
   std::array<int, 3> dims{};
@@ -322,7 +324,7 @@ int DeviceTrainingSession::adam(const GroupRates& rates, bool selective, int sh_
 void DeviceTrainingSession::accumulate_densify_stats(long step, const DensifyOptions& o) {
   if (step >= o.densify_until) return;
   host_current_ = false;
-  const float sx = 0.5f * static_cast<float>(camera_.width), sy = 0.5f * static_cast<float>(camera_.height);
+  const auto [sx, sy] = densify_grad_scale(camera_, setup_.dataset->train[view_]);
   launch(densify_stats_kernel, shape_for(dev_.n), grads_.mean2d.cspan(), frame_.radii.cspan(), sx, sy,
          DensifyStatsSpans{dev_.grad_accum.span(), dev_.grad_count.span(), dev_.max_radii.span()});
   check_launches("densify statistics");

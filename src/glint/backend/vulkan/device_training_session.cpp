@@ -124,6 +124,7 @@ class VulkanTrainingSession final : public TrainingSession {
   std::shared_ptr<Device> device_;
   Stream s_;
   TrainingSetup setup_;
+  std::size_t view_ = 0;  // the step's training view
   SplatSet host_;             // the scalars always; the arrays as of the last load, state or round trip
   bool host_current_ = true;  // host_'s arrays equal the device's
   bool checked_ = false;      // a full finiteness check has read the parameters since they were loaded
@@ -246,6 +247,7 @@ void VulkanTrainingSession::download_state() {
 
 Camera VulkanTrainingSession::set_target(std::size_t view, int factor, const std::array<float, 3>& bg) {
   if (view >= setup_.dataset->train.size()) throw Error("Vulkan training: no training view " + std::to_string(view));
+  view_ = view;
   Camera cam = setup_.dataset->train[view].camera;
   const Array<std::uint32_t>* src = nullptr;
   const Array<std::uint32_t>* mask = nullptr;
@@ -555,8 +557,9 @@ void VulkanTrainingSession::accumulate_densify_stats(long step, const DensifyOpt
   if (grads_.mean2d.size() != 2 * model_.n) throw Error("Vulkan training: densification statistics before backward");
   host_current_ = false;
   SplatStepPush p{};
-  p.sx = 0.5f * static_cast<float>(camera_.width);
-  p.sy = 0.5f * static_cast<float>(camera_.height);
+  const auto [sx, sy] = densify_grad_scale(camera_, setup_.dataset->train[view_]);
+  p.sx = sx;
+  p.sy = sy;
   splat_step(kDensifyStats, p);
   s_.finish();
 }
