@@ -371,10 +371,13 @@ class Pipeline {
     std::string m = o_.matcher;
     if (m.empty()) {
       m = s_.video || s_.images > o_.exhaustive_up_to ? "sequential" : "exhaustive";
-      if (!s_.video && m == "sequential")
-        obs_.note(std::to_string(s_.images) + " photos: matching each with its " +
-                  std::to_string(2 * o_.sequential_overlap) +
-                  " neighbours in name order (sequential); --matcher exhaustive matches every pair");
+      if (!s_.video && m == "sequential") {
+        sequential_by_default_ = true;
+        obs_.note(std::to_string(s_.images) + " photos: matching each with those less than " +
+                  std::to_string(o_.sequential_overlap) +
+                  " places after it in name order and those 16, 32, 64, ... places after (sequential); "
+                  "--matcher exhaustive matches every pair");
+      }
     }
     s_.matcher = m;
     ToolRun r = colmap(m + "_matcher", "matching.log");
@@ -384,8 +387,9 @@ class Pipeline {
       const long block = std::max<long>(10, (s_.images + 7) / 8);
       r.args.insert(r.args.end(), {"--ExhaustiveMatching.block_size", std::to_string(block)});
     } else {
-      const int overlap = s_.video ? o_.sequential_overlap : 2 * o_.sequential_overlap;
-      r.args.insert(r.args.end(), {"--SequentialMatching.overlap", std::to_string(overlap),
+      // Loop detection would need a vocabulary tree, a download: off. The quadratic overlap's
+      // far pairs (2^k images apart) close a capture's loops instead.
+      r.args.insert(r.args.end(), {"--SequentialMatching.overlap", std::to_string(o_.sequential_overlap),
                                    "--SequentialMatching.quadratic_overlap", "1",
                                    "--SequentialMatching.loop_detection", "0"});
     }
@@ -472,6 +476,13 @@ class Pipeline {
       for (const std::string& n : g.names)
         if (!std::binary_search(registered.begin(), registered.end(), n)) s_.unregistered.push_back(n);
     std::sort(s_.unregistered.begin(), s_.unregistered.end());
+    if (sequential_by_default_ && !s_.unregistered.empty()) {
+      const std::string hint = "photos matched in name order (sequential) left " +
+                               std::to_string(s_.unregistered.size()) +
+                               " unregistered: if their names are not in capture order, --matcher exhaustive "
+                               "matches every pair";
+      s_.note = s_.note.empty() ? hint : s_.note + "; " + hint;
+    }
 
     ToolRun a = colmap("model_analyzer", "model_analyzer.log");
     a.args.insert(a.args.end(), {"--path", (work_ / "sparse" / "0").string()});
@@ -486,6 +497,7 @@ class Pipeline {
   const std::atomic<bool>* stop_;
   SfmSummary s_;
   long current_ = 0;
+  bool sequential_by_default_ = false;
   std::vector<CameraGroup> groups_;
 };
 

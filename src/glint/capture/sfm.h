@@ -16,15 +16,20 @@ namespace glint::capture {
 struct SfmOptions {
   std::string camera_model;     // empty: chosen per camera from EXIF and size (camera_choice.h)
   std::string matcher;          // empty: sequential for a video, exhaustive for photos up to
-                                // exhaustive_up_to images, sequential beyond
+                                // exhaustive_up_to images, sequential beyond (completed
+                                // exhaustively when it leaves images unregistered)
   long frames = 150;            // a video: about this many frames are kept
   int max_image_size = 1024;    // SIFT runs on images scaled to this longest side
-  // Exhaustive matching compares every feature of one image with every feature of the
-  // other on the CPU: its time grows with the square of this. At 1024 a phone capture of
-  // 67 frames still registers every frame (docs/BENCHMARKS.md).
+  // Matching compares every feature of one image with every feature of the other on the
+  // CPU: a pair's time grows with the square of this. At 1024 a phone capture of 67 frames
+  // still registers every frame (docs/BENCHMARKS.md).
   int max_features = 1024;      // SIFT features kept per image
-  int exhaustive_up_to = 250;
-  int sequential_overlap = 10;  // sequential matching: each image against the next N
+  // Exhaustive matching's pairs grow with the square of the image count, sequential's
+  // (overlap plus quadratic overlap) linearly: at about 30 images they are as many.
+  int exhaustive_up_to = 30;
+  int sequential_overlap = 10;  // sequential matching (COLMAP's overlap): each image against
+                                // those less than N places after it, and those 16, 32, 64,
+                                // ... places after (quadratic overlap)
   bool redo = false;            // run again even when the folder holds this capture's result
   double min_registered = 0.5;  // fewer registered images than this fraction is an error
 };
@@ -48,7 +53,7 @@ struct SfmSummary {
   ModelStats stats;             // of the model kept (model_analyzer)
   std::vector<SfmCamera> cameras;
   std::vector<std::string> unregistered;
-  std::string matcher;
+  std::string matcher;          // "exhaustive", "sequential", or "sequential+exhaustive"
   std::string note;             // what Glint changed about the input, if anything
   double seconds_frames = 0, seconds_features = 0, seconds_matching = 0, seconds_mapping = 0, seconds_total = 0;
 };

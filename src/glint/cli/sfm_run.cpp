@@ -88,8 +88,11 @@ void add_sfm_flags(CLI::App& cmd, capture::SfmOptions& o) {
                  "COLMAP camera model shared by the images (default: chosen from EXIF and image size)")
       ->check(CLI::IsMember(capture::supported_camera_models()))->group(g);
   cmd.add_option("--matcher", o.matcher,
-                 "exhaustive (every pair) or sequential (neighbours in name order); default: sequential for a "
-                 "video, exhaustive for up to " + std::to_string(o.exhaustive_up_to) + " photos")
+                 "exhaustive (every pair) or sequential (each image with those less than " +
+                     std::to_string(o.sequential_overlap) +
+                     " places after it in name order, and those 16, 32, 64, ... places after); default: exhaustive for up to " +
+                     std::to_string(o.exhaustive_up_to) + " photos, sequential for more (a phone names its photos "
+                     "in capture order) and for a video's frames")
       ->check(CLI::IsMember({"exhaustive", "sequential"}))->group(g);
   cmd.add_option("--sfm-size", o.max_image_size, "Longest image side SfM's feature detector works at")
       ->check(CLI::Range(100, 10000))->capture_default_str()->group(g);
