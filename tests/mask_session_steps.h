@@ -4,15 +4,19 @@
 // moments) bit for bit; without the mask the difference shows. The scene is the bundled
 // demo at 25x25 (training_session_steps.h), its view 3 masked over a block of whole 8x8
 // source pixels (so that every camera pixel is either fully masked or not at all). Used
-// by train_mask_session_test.cpp (CPU) and cuda_masked_session_test.cpp (CUDA, emulated,
-// also in the contracted suite).
+// by train_mask_session_test.cpp (CPU), cuda_masked_session_test.cpp (CUDA, emulated,
+// also in the contracted suite) and vulkan_masked_session_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <random>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/cpu/cpu_training_session.h"
 #include "glint/io/image_io.h"
 #include "test_support.h"
 #include "training_session_steps.h"
@@ -49,6 +53,8 @@ struct MaskFiles {
 };
 
 using MakeSession = std::function<std::unique_ptr<TrainingSession>(Scene&)>;
+// A device session started from a setup and initial splats.
+using StartSession = std::function<std::unique_ptr<TrainingSession>(const TrainingSetup&, SplatSet)>;
 
 // One step on view kView of a scene whose view has `mask` (or none) and `image`.
 inline SplatSet step_with(const MakeSession& make, const std::string& mask, const std::string* image, double* loss) {
@@ -84,5 +90,45 @@ inline void expect_mask_hides_the_scribble(const MakeSession& make, bool control
   EXPECT_NE(l_plain, l_open);  // the mask takes part
 }
 
+// One masked step (view kView, target at 1/factor, device images up to images_mb) on the
+// CPU session and on the session `start` starts: the loss and Adam's first moments of the
+// opacities within the tolerances the unmasked step is held to.
+inline void expect_masked_step_matches_the_cpu(const StartSession& start, int factor, std::size_t images_mb,
+                                               const std::string& mask) {
+  SCOPED_TRACE(testing::Message() << "factor " << factor << ", device images " << images_mb << " MB");
+  auto cpu_backend = make_cpu_backend(1);
+  Scene sc(400);
+  sc.data.train[kView].source.mask_path = mask;
+  TrainingSetup setup = sc.setup();
+  setup.device_images_mb = images_mb;
+  auto cpu = cpu::make_cpu_training_session(*cpu_backend, setup, sc.initial());
+  auto dev = start(setup, sc.initial());
+  const std::array<float, 3> bg = {0.1f, 0.2f, 0.3f};
+  double losses[2];
+  TrainingSession* sessions[2] = {cpu.get(), dev.get()};
+  for (int k = 0; k < 2; ++k) {
+    TrainingSession& s = *sessions[k];
+    s.set_target(kView, factor, bg);
+    RenderSettings rs;
+    for (int c = 0; c < 3; ++c) rs.background[c] = bg[static_cast<std::size_t>(c)];
+    rs.sh_degree = 1;
+    s.set_sh_degree(1);
+    s.render(rs);
+    losses[k] = s.photometric_loss();
+    s.backward();
+    s.visibility();
+    s.adam({1e-3f, 5e-3f, 1e-3f, 5e-2f, 2.5e-3f, 1.25e-4f}, false, 1);
+  }
+  EXPECT_NEAR(losses[1], losses[0], 1e-5 * losses[0]);
+  const std::vector<float>& ma = cpu->state().adam.groups()[kOpacity].m;
+  const std::vector<float>& mb = dev->state().adam.groups()[kOpacity].m;
+  double scale = 0, worst = 0;
+  for (std::size_t i = 0; i < ma.size(); ++i) {
+    scale = std::max(scale, std::fabs(double(ma[i])));
+    worst = std::max(worst, std::fabs(double(mb[i]) - ma[i]));
+  }
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(worst, 1e-3 * scale);
+}
 
 }  // namespace glint::test
