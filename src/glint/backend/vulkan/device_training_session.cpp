@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -109,6 +110,17 @@ class VulkanTrainingSession final : public TrainingSession {
   // Rebuilds the device arrays as ADC left `light` (densify): its rows name their source rows
   // in sh_dc and mark the originals in sh_dc's first moments.
   void rebuild_rows(const SplatSet& light, bool opacity_moments_zero);
+  // The arrays ADC reads and rewrites whole, each beside its host copy in `light`.
+  template <class Set>
+  std::array<std::pair<Array<float>*, decltype(&std::declval<Set&>().model.means)>, 7> adc_arrays(Set& light) {
+    return {{{&model_.means, &light.model.means},
+             {&model_.log_scales, &light.model.log_scales},
+             {&model_.quats, &light.model.quats},
+             {&model_.opacity, &light.model.opacity_logits},
+             {&grad_accum_, &light.grad_accum},
+             {&grad_count_, &light.grad_count},
+             {&max_radii_, &light.max_radii}}};
+  }
   void check_mask(const Image8& mask, int width, int height, std::size_t view) const;
   void upload_state();
   void download_state();
@@ -582,16 +594,8 @@ DensifyReport VulkanTrainingSession::densify(long step, double extent, const Den
   m.resize(n);
   m.sh_degree = host_.model.sh_degree;
   SplatSet light(std::move(m));
-  const auto down = [&](const Array<float>& a, std::vector<float>& v) {
-    if (!v.empty()) s_.download(a.buffer(), 0, v.data(), v.size() * sizeof(float));
-  };
-  down(model_.means, light.model.means);
-  down(model_.log_scales, light.model.log_scales);
-  down(model_.quats, light.model.quats);
-  down(model_.opacity, light.model.opacity_logits);
-  down(grad_accum_, light.grad_accum);
-  down(grad_count_, light.grad_count);
-  down(max_radii_, light.max_radii);
+  for (const auto& [a, v] : adc_arrays(light))
+    if (!v->empty()) s_.download(a->buffer(), 0, v->data(), v->size() * sizeof(float));
   s_.finish();
   std::vector<float>& original = light.adam.groups()[kShDc].m;
   for (std::size_t i = 0; i < n; ++i) {  // two floats of at most 2^18: exact for 2^30 rows
@@ -651,17 +655,10 @@ void VulkanTrainingSession::rebuild_rows(const SplatSet& light, bool opacity_mom
     gather(m_[gi], w, true);
     gather(v_[gi], w, true);
   }
-  const auto up = [&](Array<float>& a, const std::vector<float>& v) {
-    a.resize(d, v.size());
-    if (!v.empty()) s_.upload(a.buffer(), 0, v.data(), v.size() * sizeof(float));
-  };
-  up(model_.means, light.model.means);
-  up(model_.log_scales, light.model.log_scales);
-  up(model_.quats, light.model.quats);
-  up(model_.opacity, light.model.opacity_logits);
-  up(grad_accum_, light.grad_accum);
-  up(grad_count_, light.grad_count);
-  up(max_radii_, light.max_radii);
+  for (const auto& [a, v] : adc_arrays(light)) {
+    a->resize(d, v->size());
+    if (!v->empty()) s_.upload(a->buffer(), 0, v->data(), v->size() * sizeof(float));
+  }
   model_.n = n;
   s_.finish();
 }
