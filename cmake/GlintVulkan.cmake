@@ -29,8 +29,9 @@ endif()
 # says `precise` or `fma`; "integer" shaders do no float arithmetic. A shader in no list stops
 # the configure.
 set(GLINT_VULKAN_CONTRACTED_SHADERS project tile_keys blend blend_backward splat_backward ssim_forward
-    ssim_backward loss_l1 block_sum math_check)
-set(GLINT_VULKAN_EXACT_SHADERS adam train_target splat_step mask_weights apply_weights mcmc_noise)
+    ssim_backward loss_l1 block_sum math_check nc_pixel)
+set(GLINT_VULKAN_EXACT_SHADERS adam train_target splat_step mask_weights apply_weights mcmc_noise
+    nc_gather)
 set(GLINT_VULKAN_INTEGER_SHADERS scan_blocks scan_add radix_count radix_scatter tile_ranges non_finite)
 
 function(glint_vulkan_shaders dir out_cpp)

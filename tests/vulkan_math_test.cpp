@@ -5,7 +5,9 @@
 // in math_check.comp; a drift of the copy fails here. Values may differ by rounding (the
 // drivers' exp, log, sqrt and division, and multiply-adds they may fuse): within 2e-5 of
 // the value's scale; decisions (kept, clamped, tiles hit) must agree but for a few cases
-// within rounding of their thresholds.
+// within rounding of their thresholds. Also train/'s copies the training shaders run
+// (train_math.glsl, and geometry_math.glsl: normal consistency in float against the C++'s
+// double).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,6 +24,7 @@
 #include "glint/render/sh.h"
 #include "glint/render/tile.h"
 #include "glint/train/adam_value.h"
+#include "glint/train/normal_consistency_math.h"
 #include "glint/train/ssim_math.h"
 #include "reference/scenes.h"
 #include "vulkan_test_support.h"
@@ -415,6 +418,114 @@ TEST_P(VulkanMath, TrainMathMatchesTrain) {
   }
   EXPECT_EQ(cmp.bad, 0u) << cmp.worst;
   EXPECT_EQ(adam_bits, 0u) << "Adam updates that differ from train/adam_value.h's bits";
+}
+
+// geometry_math.glsl (normal consistency's per-pixel math, in float) against
+// train/normal_consistency_math.h (double) on the same float inputs: pixels of random cameras
+// whose five depths lie on a random plane, off it by a little (near the edge test's
+// threshold, or within 1% of the edge test's threshold) or by a depth step; rendered normals near the plane's, random, or zero. The
+// pixel tests (covered, in front) agree exactly; the edge test but for cases within rounding
+// of eps; the term within 1e-5; the gradients within 1e-4 of their scales (dL/dN: 1 / |N|;
+// the depth gradients: |dx| |ray| / |dx x dy|, what they are made of).
+TEST_P(VulkanMath, NormalConsistencyMatchesTrain) {
+  std::mt19937 rng(4242);
+  std::uniform_real_distribution<double> U(0, 1);
+  struct Case {
+    NcCamera cam;
+    int x, y;
+    double z[5];  // the pixel, right, left, down, up (as floats)
+    Vec3d N;
+    double eps, alpha;
+  };
+  std::vector<Case> cases;
+  std::vector<float> in;
+  for (std::uint32_t c = 0; c < kCases; ++c) {
+    const double a = U(rng) * 6.283;
+    const int w = 30 + int(U(rng) * 900), h = 20 + int(U(rng) * 700);
+    const Camera cam = test::look_at(w, h, (0.5 + U(rng)) * w, {3 * std::cos(a), 3 * std::sin(a), 0.2 + U(rng)},
+                                     {0, 0, 0}, w * (0.3 + 0.4 * U(rng)), h * (0.3 + 0.4 * U(rng)));
+    Case k;
+    k.cam = {cam.R, static_cast<float>(cam.fx), static_cast<float>(cam.fy), static_cast<float>(cam.cx),
+             static_cast<float>(cam.cy)};
+    for (int j = 0; j < 9; ++j) k.cam.R.m[j] = static_cast<float>(cam.R.m[j]);
+    k.x = 1 + int(U(rng) * (w - 2));
+    k.y = 1 + int(U(rng) * (h - 2));
+    // a plane through the pixel's point at depth z0, its normal turned at most ~80 degrees from
+    // the camera's axis; depth along the ray through (x', y') is (n . P0) / (n . r)
+    const double z0 = 0.5 + 9.5 * U(rng);
+    const Vec3d n = normalize(Vec3d{U(rng) - 0.5, U(rng) - 0.5, -(0.2 + U(rng))});
+    const Vec3d P0 = z0 * nc_pixel_ray(k.cam, k.x, k.y);
+    const int dxs[5] = {0, 1, -1, 0, 0}, dys[5] = {0, 0, 0, 1, -1};
+    const int kind = int(c % 4);  // on the plane, a little off it, a step, a degenerate normal
+    for (int j = 0; j < 5; ++j) {
+      double z = dot(n, P0) / dot(n, nc_pixel_ray(k.cam, k.x + dxs[j], k.y + dys[j]));
+      if (kind == 1 && c % 8 != 1 && j > 0) z *= 1 + (U(rng) - 0.5) * std::pow(10.0, -6 + 4.5 * U(rng));
+      if (kind == 2 && j == 1 + int(U(rng) * 4)) z *= 1.1 + U(rng);
+      k.z[j] = static_cast<float>(z);
+    }
+    if (c % 13 == 0) k.z[0] = -k.z[0];  // behind the camera: not ok
+    const Vec3d nw = transpose(cam.R) * n;  // the depth normal, towards the camera, in the world
+    if (kind == 3 && c % 8 == 3) {
+      k.N = {0, 0, 0};
+    } else if (U(rng) < 0.3) {
+      k.N = {U(rng) - 0.5, U(rng) - 0.5, U(rng) - 0.5};
+    } else {
+      k.N = (0.2 + U(rng)) * (nw + 0.1 * U(rng) * Vec3d{U(rng) - 0.5, U(rng) - 0.5, U(rng) - 0.5});
+    }
+    for (double* v : {&k.N.x, &k.N.y, &k.N.z}) *v = static_cast<float>(*v);
+    k.eps = c % 5 == 0 ? 0.0 : static_cast<float>(std::pow(10.0, -4 + 3 * U(rng)));
+    if (kind == 1 && c % 8 == 1) {
+      // the edge test's threshold: the right neighbour moved so that z (1/z_r + 1/z_l - 2/z)
+      // is within 1% of +-eps (float's rounding moves it by about 1e-7)
+      k.eps = static_cast<float>(std::pow(10.0, -2 + U(rng)));
+      const double t = (U(rng) < 0.5 ? -1 : 1) * k.eps * (1 + 0.02 * (U(rng) - 0.5));
+      const double z = k.z[0], zl = k.z[2];
+      k.z[1] = static_cast<float>(z / (2 + t - z / zl));
+    }
+    k.alpha = static_cast<float>(U(rng));
+    for (int j = 0; j < 9; ++j) in.push_back(static_cast<float>(k.cam.R.m[j]));
+    for (double v : {k.cam.fx, k.cam.fy, k.cam.cx, k.cam.cy}) in.push_back(static_cast<float>(v));
+    in.push_back(float(k.x));
+    in.push_back(float(k.y));
+    for (double v : k.z) in.push_back(static_cast<float>(v));
+    for (double v : {k.N.x, k.N.y, k.N.z, k.eps, k.alpha, 0.5}) in.push_back(static_cast<float>(v));
+    cases.push_back(k);
+  }
+  const std::vector<float> out = run(9, in, 26, 11);
+  Compare ok, edge, kept, cmp;
+  std::size_t edges = 0, pixels = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& k = cases[i];
+    const float* o = &out[11 * i];
+    ok.value(o[0], normal_consistency_ok(float(k.alpha), float(k.z[0]), 0.5f) ? 1.f : 0.f, 0, 0, "ok");
+    if (!(k.z[0] > 0)) continue;  // the edge test and the pixel's math are for pixels in front
+    const bool e = normal_consistency_edge(k.z[0], k.z[1], k.z[2], k.z[3], k.z[4], k.eps);
+    edges += e;
+    edge.value(o[1], e ? 1.f : 0.f, 0, 0, "edge");
+    NcPixel px{};
+    const bool kk = normal_consistency_pixel(k.cam, k.x, k.y, k.z[1], k.z[2], k.z[3], k.z[4], k.N, px);
+    kept.value(o[2], kk ? 1.f : 0.f, 0, 0, "kept");
+    if (!kk || o[2] == 0.f) continue;
+    ++pixels;
+    cmp.value(o[3], float(px.term), 1, 1e-5f, "term");
+    const double nl = norm(k.N);
+    cmp.value(o[4], float(px.g_N.x), float(1 / nl), 1e-4f, "g_N x");
+    cmp.value(o[5], float(px.g_N.y), float(1 / nl), 1e-4f, "g_N y");
+    cmp.value(o[6], float(px.g_N.z), float(1 / nl), 1e-4f, "g_N z");
+    const Vec3d rr = nc_pixel_ray(k.cam, k.x + 1, k.y), rl = nc_pixel_ray(k.cam, k.x - 1, k.y);
+    const Vec3d rd = nc_pixel_ray(k.cam, k.x, k.y + 1), ru = nc_pixel_ray(k.cam, k.x, k.y - 1);
+    const Vec3d dx = k.z[1] * rr - k.z[2] * rl, dy = k.z[3] * rd - k.z[4] * ru;
+    const double cl = norm(cross(dx, dy));
+    const double ray = std::max(std::max(norm(rr), norm(rl)), std::max(norm(rd), norm(ru)));
+    const float scale = float(std::max(norm(dx), norm(dy)) * ray / cl);
+    for (int j = 0; j < 4; ++j) cmp.value(o[7 + j], float(px.g_depth[j]), scale, 1e-4f, "g_depth");
+  }
+  EXPECT_EQ(ok.bad, 0u) << ok.worst;
+  EXPECT_GT(edges, kCases / 10);
+  EXPECT_LE(edge.bad, kCases / 1000 + 1) << edge.worst;
+  EXPECT_LE(kept.bad, 2u) << kept.worst;
+  EXPECT_GT(pixels, kCases / 2);
+  EXPECT_EQ(cmp.bad, 0u) << cmp.worst;
 }
 
 GLINT_VULKAN_DRIVERS(VulkanMath);

@@ -79,8 +79,7 @@ TEST_P(VulkanTraining, OneStepMatchesTheCpuSession) {
   }
   EXPECT_GT(unseen, 0u);
 
-  // a step with every geometry regulariser (their losses on the host, their gradients
-  // through the device's backward)
+  // a step with every geometry regulariser (vulkan_geometry_loss_test.cpp holds them closer)
   auto geo_ref = cpu::make_cpu_training_session(*cpu_backend, sc.setup(), sc.initial());
   auto geo = vk_backend->start_training(sc.setup(), sc.initial());
   const test::GeometryWeights w;

@@ -12,10 +12,10 @@
 #include "glint/backend/target_view.h"
 #include "glint/backend/vulkan/context.h"
 #include "glint/backend/vulkan/forward_stages.h"
+#include "glint/backend/vulkan/geometry_loss_stages.h"
 #include "glint/backend/vulkan/shader_interfaces.h"
 #include "glint/core/error.h"
 #include "glint/render/view.h"
-#include "glint/train/geometry_loss.h"
 #include "glint/train/mcmc_edits.h"
 #include "glint/train/mcmc_noise.h"
 #include "glint/train/ssim_math.h"
@@ -165,8 +165,8 @@ class VulkanTrainingSession final : public TrainingSession {
   DeviceFrame frame_;
   DeviceGrads grads_;
   Array<float> derivs_, ssim_map_, abs_diff_;
-  std::array<Array<float>, 2> partials_;
-  std::array<std::vector<float>, 2> partials_host_;
+  std::array<BlockSums, 2> sums_;
+  GeometryLossBuffers geometry_;
   Array<float> visible_, terms_, terms2_;
   std::vector<float> normals_host_;  // MCMC's noise: the step's normals
   Array<float> edit_values_, zeros_;  // MCMC's refinement: the new values, a row of zeros
@@ -332,22 +332,10 @@ void VulkanTrainingSession::render(const RenderSettings& settings) {
 }
 
 void VulkanTrainingSession::record_sum(const Array<float>& values, std::size_t n, int which) {
-  const std::size_t blocks = (n + 4095) / 4096;
-  Array<float>& part = partials_[static_cast<std::size_t>(which)];
-  std::vector<float>& host = partials_host_[static_cast<std::size_t>(which)];
-  part.resize(*device_, std::max<std::size_t>(blocks, 1));
-  host.assign(blocks, 0.f);
-  if (blocks == 0) return;
-  const SumPush push{static_cast<std::uint32_t>(n), {0, 0, 0}};
-  dispatch<sh::BlockSum>(s_, s_.groups_for(blocks * 256, 256), push, in(values, 0, n), out(part, 0, blocks));
-  s_.download(part.buffer(), 0, host.data(), blocks * sizeof(float));
+  sums_[static_cast<std::size_t>(which)].record(s_, values, n);
 }
 
-double VulkanTrainingSession::sum_of(int which) const {
-  double total = 0;
-  for (float v : partials_host_[static_cast<std::size_t>(which)]) total += static_cast<double>(v);
-  return total;
-}
+double VulkanTrainingSession::sum_of(int which) const { return sums_[static_cast<std::size_t>(which)].total(); }
 
 double VulkanTrainingSession::photometric_loss() {
   if (!rendered_) throw Error("Vulkan training: photometric_loss before render");
@@ -415,38 +403,20 @@ double VulkanTrainingSession::photometric_loss() {
 double VulkanTrainingSession::normal_consistency(float weight, float edge_eps) {
   if (!rendered_ || (frame_.flags & GLINT_AOV_DEPTH) == 0 || (frame_.flags & GLINT_AOV_NORMAL) == 0)
     throw Error("Vulkan training: normal consistency needs a render with depth and normals");
-  // on the host (not yet a shader): the render's images down, their gradients up
-  const int w = camera_.width, h = camera_.height;
-  const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
-  ImageF normal(w, h, 3), depth(w, h, 1), alpha(w, h, 1);
-  s_.download(frame_.normal.buffer(), 0, normal.data.data(), 3 * px * sizeof(float));
-  s_.download(frame_.depth.buffer(), 0, depth.data.data(), px * sizeof(float));
-  s_.download(frame_.alpha.buffer(), 0, alpha.data.data(), px * sizeof(float));
-  s_.finish();
-  const NormalConsistency nc = glint::normal_consistency(camera_, normal, depth, alpha, weight, 0.5f, edge_eps);
-  grads_.d_normal.resize(*device_, 3 * px);
-  grads_.d_depth.resize(*device_, px);
-  s_.upload(grads_.d_normal.buffer(), 0, nc.d_normal.data.data(), 3 * px * sizeof(float));
-  s_.upload(grads_.d_depth.buffer(), 0, nc.d_depth.data.data(), px * sizeof(float));
-  s_.finish();
-  nc_grad_ = true;
-  return nc.loss;
+  const DeviceNormalConsistency r = device_normal_consistency(
+      s_, camera_, frame_.normal, frame_.depth, frame_.alpha, weight, 0.5f, edge_eps, geometry_, grads_.d_normal,
+      grads_.d_depth);
+  nc_grad_ = r.has_gradient;
+  return r.loss;
 }
 
 double VulkanTrainingSession::distortion(float weight) {
   if (!rendered_ || (frame_.flags & GLINT_AOV_DISTORTION) == 0)
     throw Error("Vulkan training: the distortion loss needs a render with the distortion");
-  const int w = camera_.width, h = camera_.height;
-  const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
-  ImageF dist(w, h, 1);
-  s_.download(frame_.distortion.buffer(), 0, dist.data.data(), px * sizeof(float));
-  s_.finish();
-  const DistortionLoss dl = distortion_loss(dist, weight);
-  grads_.d_distortion.resize(*device_, px);
-  s_.upload(grads_.d_distortion.buffer(), 0, dl.d_distortion.data.data(), px * sizeof(float));
-  s_.finish();
-  distortion_grad_ = true;
-  return dl.loss;
+  const std::size_t px = static_cast<std::size_t>(camera_.width) * static_cast<std::size_t>(camera_.height);
+  const double loss = device_distortion_loss(s_, frame_.distortion, px, weight, geometry_, grads_.d_distortion);
+  distortion_grad_ = px > 0;
+  return loss;
 }
 
 void VulkanTrainingSession::backward() {

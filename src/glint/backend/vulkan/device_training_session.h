@@ -3,9 +3,10 @@
 // statistics in device memory, the training views (and their masks) there as 8-bit, and the
 // step's pieces as shaders: the target (composited on the device; a masked view's weighted
 // there), the render and its backward, L1 + D-SSIM with its gradient (weighted by the view's
-// mask: masked pixels add nothing), flattening, visibility, ADC's statistics, MCMC's
-// regulariser and noise, Adam and the finiteness check; per step only scalars (and the loss's
-// per-block partial sums, a few hundred floats) come back.
+// mask: masked pixels add nothing), the geometry regularisers (geometry_loss_stages.h),
+// flattening, visibility, ADC's statistics, MCMC's regulariser and noise, Adam and the
+// finiteness check; per step only scalars (and the sums' per-block partial sums, a few
+// hundred floats) come back.
 //
 // Not yet shaders, done on the host around the device state (said in docs/ARCHITECTURE.md):
 // - refinement's decisions and new values, with train/'s code (the CPU's bits): ADC's
@@ -16,8 +17,6 @@
 //   train/mcmc_edits.h) and edit the device's rows by buffer copies. No float arithmetic
 //   on the device there, so the set is the CPU's bit for bit. MCMC's noise, every step, is
 //   a shader; only its normals, the CPU's numbers, go up (3 floats a splat);
-// - the geometry regularisers (normal consistency, distortion): the render's images are
-//   downloaded, train/geometry_loss.cpp runs on them and the image gradients go up;
 // - coarse-to-fine targets: the view (and its mask) is downscaled on the host (target_view)
 //   and the 8-bit result uploaded.
 #include <cstddef>

@@ -157,6 +157,18 @@ struct McmcNoise {
   using Push = NoisePush;
   using Args = std::tuple<In<float>, In<float>, In<float>, In<float>, Out<float>>;  // log_scales, quats, opacity, normals -> means
 };
+// The geometry regularisers (geometry_loss_stages.h).
+struct NcPixel {
+  static constexpr const char* kName = "nc_pixel";
+  using Push = NcPush;
+  // normal, depth, alpha -> valid, terms, unscaled d_normal, unscaled neighbour contributions
+  using Args = std::tuple<In<float>, In<float>, In<float>, Out<float>, Out<float>, Out<float>, Out<float>>;
+};
+struct NcGather {
+  static constexpr const char* kName = "nc_gather";
+  using Push = NcPush;
+  using Args = std::tuple<In<float>, Out<float>, Out<float>>;  // contributions, d_normal (scaled in place) -> d_depth
+};
 struct NonFinite {
   static constexpr const char* kName = "non_finite";
   using Push = SplatStepPush;
@@ -169,5 +181,6 @@ namespace glint::vk::shaders {
 // Every shader the backend dispatches (the tests make each one's pipeline on every driver).
 using All = std::tuple<Project, TileKeys, ScanBlocks, ScanAdd, RadixCount, RadixScatter, TileRanges, Blend,
                        BlendBackward, SplatBackward, MathCheck, TrainTarget, MaskWeights, ApplyWeights, SsimForward,
-                       SsimBackward, LossL1, BlockSum, AdamStep, SplatStep, McmcNoise, NonFinite>;
+                       SsimBackward, LossL1, BlockSum, AdamStep, SplatStep, McmcNoise, NonFinite, NcPixel,
+                       NcGather>;
 }  // namespace glint::vk::shaders

@@ -30,6 +30,7 @@ using shader::NoisePush;
 using shader::TargetPush;
 using shader::CountPush;
 using shader::MathCheckPush;
+using shader::NcPush;
 using shader::ProjectedSplat;
 using shader::ProjectPush;
 using shader::SplatBackwardPush;
@@ -53,6 +54,7 @@ static_assert(sizeof(ProjectPush) == 120 && sizeof(SplatBackwardPush) == 124 && 
 static_assert(sizeof(TileKeysPush) == 16 && sizeof(CountPush) == 16 && sizeof(MathCheckPush) == 16);
 static_assert(sizeof(TargetPush) == 32 && sizeof(LossPush) == 92 && sizeof(SumPush) == 16);
 static_assert(sizeof(AdamPush) == 48 && sizeof(SplatStepPush) == 32 && sizeof(NoisePush) == 16);
+static_assert(sizeof(NcPush) == 80 && offsetof(NcPush, fx) == 36 && offsetof(NcPush, scale) == 72);
 
 // The blend outputs' bits in the shaders (shared_types.h) are the CPU kernels' (aov::kernel_flag).
 static_assert(GLINT_AOV_DEPTH == aov::kernel_flag(aov::depth));
@@ -111,6 +113,10 @@ GLINT_VK_LAYOUT(LossPush, GLINT_VK_FIELD(LossPush, width), GLINT_VK_FIELD(LossPu
 GLINT_VK_LAYOUT(NoisePush, GLINT_VK_FIELD(NoisePush, count), GLINT_VK_FIELD(NoisePush, scale), GLINT_VK_FIELD(NoisePush, k), GLINT_VK_FIELD(NoisePush, t))
 GLINT_VK_LAYOUT(SumPush, GLINT_VK_FIELD(SumPush, count), GLINT_VK_FIELD(SumPush, pad))
 GLINT_VK_LAYOUT(AdamPush, GLINT_VK_FIELD(AdamPush, b1), GLINT_VK_FIELD(AdamPush, a1), GLINT_VK_FIELD(AdamPush, b2), GLINT_VK_FIELD(AdamPush, a2), GLINT_VK_FIELD(AdamPush, bc2_sqrt), GLINT_VK_FIELD(AdamPush, eps), GLINT_VK_FIELD(AdamPush, step_size), GLINT_VK_FIELD(AdamPush, count), GLINT_VK_FIELD(AdamPush, width), GLINT_VK_FIELD(AdamPush, used_width), GLINT_VK_FIELD(AdamPush, selective), GLINT_VK_FIELD(AdamPush, group))
+GLINT_VK_LAYOUT(NcPush, GLINT_VK_FIELD(NcPush, R), GLINT_VK_FIELD(NcPush, fx), GLINT_VK_FIELD(NcPush, fy),
+                GLINT_VK_FIELD(NcPush, cx), GLINT_VK_FIELD(NcPush, cy), GLINT_VK_FIELD(NcPush, width),
+                GLINT_VK_FIELD(NcPush, height), GLINT_VK_FIELD(NcPush, count), GLINT_VK_FIELD(NcPush, alpha_threshold),
+                GLINT_VK_FIELD(NcPush, edge_eps), GLINT_VK_FIELD(NcPush, scale), GLINT_VK_FIELD(NcPush, pad))
 GLINT_VK_LAYOUT(SplatStepPush, GLINT_VK_FIELD(SplatStepPush, count), GLINT_VK_FIELD(SplatStepPush, sx), GLINT_VK_FIELD(SplatStepPush, sy), GLINT_VK_FIELD(SplatStepPush, scale), GLINT_VK_FIELD(SplatStepPush, scale2), GLINT_VK_FIELD(SplatStepPush, slot), GLINT_VK_FIELD(SplatStepPush, pad))
 
 }  // namespace glint::vk

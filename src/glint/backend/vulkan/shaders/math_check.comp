@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 // Tests only (tests/vulkan_math_test.cpp): runs one function of render_math.glsl (or
-// train_math.glsl) on `count`
+// train_math.glsl, geometry_math.glsl) on `count`
 // inputs of in_stride floats and writes its results, out_stride floats a case, so that each
 // GLSL copy is compared with its render/ original on randomized inputs. The layouts of
 // inputs and outputs per function are listed in the test.
@@ -10,6 +10,7 @@
 layout(local_size_x = 64) in;
 #include "common.glsl"
 #include "train_math.glsl"
+#include "geometry_math.glsl"
 layout(push_constant) uniform PushBlock { MathCheckPush p; };
 layout(std430, binding = 0) readonly buffer Inputs { float inputs[]; };
 layout(std430, binding = 1) writeonly buffer Outputs { float outputs[]; };
@@ -178,5 +179,23 @@ void main() {
     O(8u, v);
     O(9u, bad ? 1.0 : 0.0);
     O(10u, l1_sign(I(44u)));
+  } else if (p.function == 9u) {  // geometry_math.glsl: R[9], fx, fy, cx, cy, x, y, z, z_r, z_l, z_d, z_u,
+                                  // N[3], eps, alpha, alpha threshold
+    NcCam cam;
+    for (uint k = 0u; k < 9u; ++k) cam.R[k] = I(k);
+    cam.fx = I(9u);
+    cam.fy = I(10u);
+    cam.cx = I(11u);
+    cam.cy = I(12u);
+    O(0u, normal_consistency_ok(I(24u), I(15u), I(25u)) ? 1.0 : 0.0);
+    O(1u, normal_consistency_edge(I(15u), I(16u), I(17u), I(18u), I(19u), I(23u)) ? 1.0 : 0.0);
+    NcPixel px;
+    bool kept = normal_consistency_pixel(cam, int(I(13u)), int(I(14u)), I(16u), I(17u), I(18u), I(19u), v3(20u), px);
+    O(2u, kept ? 1.0 : 0.0);
+    O(3u, px.term);
+    O(4u, px.g_N.x);
+    O(5u, px.g_N.y);
+    O(6u, px.g_N.z);
+    for (uint k = 0u; k < 4u; ++k) O(7u + k, px.g_depth[k]);
   }
 }

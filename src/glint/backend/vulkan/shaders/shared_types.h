@@ -176,6 +176,24 @@ struct NoisePush {
   float t;
 };
 
+// The geometry regularisers on a render (train/geometry_loss.h; nc_pixel.comp, nc_gather.comp):
+// the camera's world-to-camera rotation (row-major) and pinhole, the image, normal
+// consistency's thresholds, and the scale (weight / pixels taking part) of the gradients.
+struct NcPush {
+  float R[9];
+  float fx;
+  float fy;
+  float cx;
+  float cy;
+  int width;
+  int height;
+  uint count;             // pixels
+  float alpha_threshold;  // normal_consistency_ok's
+  float edge_eps;         // normal_consistency_edge's eps (0: no pixel skipped)
+  float scale;            // nc_gather: weight / the pixels taking part
+  uint pad;
+};
+
 // The math check (tests only): `count` inputs of `stride` floats each.
 struct MathCheckPush {
   uint count;
