@@ -24,23 +24,7 @@ using namespace glint::vk;
 
 namespace {
 
-class VulkanDispatch : public test::VulkanTest {
- protected:
-  void SetUp() override {
-    test::VulkanTest::SetUp();
-    if (IsSkipped() || HasFailure()) return;
-    std::string why;
-    device = shared_device(shared_instance(&why), device_index);
-    stream = std::make_unique<Stream>(*device);
-  }
-  void TearDown() override {
-    stream.reset();
-    device.reset();
-    test::VulkanTest::TearDown();
-  }
-  std::shared_ptr<Device> device;
-  std::unique_ptr<Stream> stream;
-};
+class VulkanDispatch : public test::VulkanStreamTest {};
 
 // The project shader declared wrongly in four ways.
 struct ProjectWrongElement {  // radii as uint where the shader has int

@@ -29,20 +29,8 @@ using namespace glint;
 
 namespace {
 
-class VulkanGeometryLoss : public test::VulkanTest {
+class VulkanGeometryLoss : public test::VulkanStreamTest {
  protected:
-  void SetUp() override {
-    test::VulkanTest::SetUp();
-    if (IsSkipped() || HasFailure()) return;
-    std::string why;
-    device = vk::shared_device(vk::shared_instance(&why), device_index);
-    stream = std::make_unique<vk::Stream>(*device);
-  }
-  void TearDown() override {
-    stream.reset();
-    device.reset();
-    test::VulkanTest::TearDown();
-  }
   template <class V>
   void up(vk::Array<float>& a, const V& v) {
     a.resize(*device, v.size());
@@ -54,8 +42,6 @@ class VulkanGeometryLoss : public test::VulkanTest {
     stream->finish();
     return v;
   }
-  std::shared_ptr<vk::Device> device;
-  std::unique_ptr<vk::Stream> stream;
 };
 
 // A render's geometry images made up: two gently curved surfaces meeting at a depth step

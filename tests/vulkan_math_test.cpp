@@ -35,20 +35,8 @@ namespace {
 
 constexpr std::uint32_t kCases = 3000;
 
-class VulkanMath : public test::VulkanTest {
+class VulkanMath : public test::VulkanStreamTest {
  protected:
-  void SetUp() override {
-    test::VulkanTest::SetUp();
-    if (IsSkipped() || HasFailure()) return;
-    std::string why;
-    device = vk::shared_device(vk::shared_instance(&why), device_index);
-    stream = std::make_unique<vk::Stream>(*device);
-  }
-  void TearDown() override {
-    stream.reset();
-    device.reset();
-    test::VulkanTest::TearDown();
-  }
   // Runs function `fn` of math_check.comp on the inputs (in_stride floats a case).
   std::vector<float> run(std::uint32_t fn, const std::vector<float>& in, std::uint32_t in_stride,
                          std::uint32_t out_stride) {
@@ -64,8 +52,6 @@ class VulkanMath : public test::VulkanTest {
     stream->finish();
     return out;
   }
-  std::shared_ptr<vk::Device> device;
-  std::unique_ptr<vk::Stream> stream;
 };
 
 // Per output column: values within tol of max(|want|, the column's scale / 1e3), discrete

@@ -18,22 +18,8 @@ using namespace glint;
 
 namespace {
 
-class VulkanStages : public test::VulkanTest {
+class VulkanStages : public test::VulkanStreamTest {
  protected:
-  void SetUp() override {
-    test::VulkanTest::SetUp();
-    if (IsSkipped() || HasFailure()) return;
-    std::string why;
-    device = vk::shared_device(vk::shared_instance(&why), device_index);
-    stream = std::make_unique<vk::Stream>(*device);
-  }
-  void TearDown() override {
-    stream.reset();
-    device.reset();
-    test::VulkanTest::TearDown();
-  }
-  std::shared_ptr<vk::Device> device;
-  std::unique_ptr<vk::Stream> stream;
 };
 
 }  // namespace

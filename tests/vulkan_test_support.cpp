@@ -70,4 +70,18 @@ void VulkanTest::TearDown() {
   for (const std::string& m : messages) ADD_FAILURE() << "Vulkan validation " << m;
 }
 
+void VulkanStreamTest::SetUp() {
+  VulkanTest::SetUp();
+  if (IsSkipped() || HasFailure()) return;
+  std::string why;
+  device = vk::shared_device(vk::shared_instance(&why), device_index);
+  stream = std::make_unique<vk::Stream>(*device);
+}
+
+void VulkanStreamTest::TearDown() {
+  stream.reset();
+  device.reset();
+  VulkanTest::TearDown();
+}
+
 }  // namespace glint::test

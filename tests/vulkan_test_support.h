@@ -10,6 +10,8 @@
 #include <string>
 
 #include "glint/backend/backend.h"
+#include "glint/backend/vulkan/context.h"
+#include "glint/backend/vulkan/stream.h"
 
 namespace glint::test {
 
@@ -25,6 +27,15 @@ class VulkanTest : public ::testing::TestWithParam<std::string> {
   void TearDown() override;  // fails on any validation message the test caused
   const std::string& driver() const { return GetParam(); }
   int device_index = -1;
+};
+
+// A VulkanTest that talks to the driver's device directly, through one stream.
+class VulkanStreamTest : public VulkanTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;  // the stream and device go before the validation check
+  std::shared_ptr<vk::Device> device;
+  std::unique_ptr<vk::Stream> stream;
 };
 
 }  // namespace glint::test
