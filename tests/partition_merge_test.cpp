@@ -168,7 +168,9 @@ TEST(PartitionMerge, LooksAcrossABorder) {
 TEST(PartitionFile, RoundTrip) {
   SurveySpec spec;
   const Dataset d = make_survey(spec);
-  Plan p = make_plan(d, PlanSettings{});
+  PlanSettings settings;
+  settings.grow_margin = 0.375;  // not the default
+  Plan p = make_plan(d, settings);
   p.dataset = "/data/survey";
   p.dataset_args = {"--downscale=2"};
   p.train_args = {"--steps", "7000"};
@@ -189,6 +191,7 @@ TEST(PartitionFile, RoundTrip) {
     EXPECT_EQ(q.cells[k].test_views, p.cells[k].test_views);
   }
   EXPECT_EQ(q.frame.up.z, p.frame.up.z);
+  EXPECT_EQ(q.settings.grow_margin, p.settings.grow_margin);
 }
 
 TEST(PartitionFile, HandEditsAreOneLineErrorsNamingTheCell) {

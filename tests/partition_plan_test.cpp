@@ -306,3 +306,47 @@ TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
   const Plan q = make_plan(d, whole_views);
   for (const View& v : cell_dataset(d, q, 0).train) EXPECT_EQ(v.full_width, 0);
 }
+
+TEST(PartitionCells, GrowRegionIsTheCoreAndPartOfItsMarginOpenOutward) {
+  SurveySpec spec;
+  const Dataset d = make_survey(spec);
+  PlanSettings settings;
+  settings.grow_margin = 0.5;
+  const Plan p = make_plan(d, settings);
+  const auto at = [&](double u, double v) {
+    const Vec3d w = p.frame.to_world({u, v, 3.0});  // off the ground: the region is unbounded in height
+    return std::array<float, 3>{static_cast<float>(w.x), static_cast<float>(w.y), static_cast<float>(w.z)};
+  };
+  for (std::size_t k = 0; k < p.cells.size(); ++k) {
+    const Cell& c = p.cells[k];
+    const GrowRegion r = grow_region(p, k);
+    EXPECT_EQ(cell_dataset(d, p, k).grow_region, r);
+    const double mu = 0.5 * (c.core.u0 + c.core.u1), mv = 0.5 * (c.core.v0 + c.core.v1);
+    EXPECT_TRUE(r.contains(at(mu, mv).data())) << k;
+    // each side: open past the bounds; else half the margin in, three quarters out
+    const auto side = [&](double core, double expanded, double bound, bool low, double u_of, bool along_u) {
+      const auto probe = [&](double share) {
+        const double x = core + share * (expanded - core);
+        return r.contains((along_u ? at(x, u_of) : at(u_of, x)).data());
+      };
+      if (core == bound) {
+        const double far = core + (low ? -1e6 : 1e6);
+        EXPECT_TRUE(r.contains((along_u ? at(far, u_of) : at(u_of, far)).data())) << k;
+      } else {
+        EXPECT_TRUE(probe(0.45)) << k;
+        EXPECT_FALSE(probe(0.55)) << k;
+      }
+    };
+    side(c.core.u0, c.expanded.u0, p.bounds.u0, true, mv, true);
+    side(c.core.u1, c.expanded.u1, p.bounds.u1, false, mv, true);
+    side(c.core.v0, c.expanded.v0, p.bounds.v0, true, mu, false);
+    side(c.core.v1, c.expanded.v1, p.bounds.v1, false, mu, false);
+  }
+  // another grow margin is another cell (its finished record does not match)
+  Plan q = p;
+  q.settings.grow_margin = 1;
+  EXPECT_NE(cell_fingerprint(p, 0), cell_fingerprint(q, 0));
+  ASSERT_LT(p.cells[0].core.u1, p.bounds.u1);  // the first strip's inner side
+  EXPECT_GT(grow_region(q, 0).u1, grow_region(p, 0).u1);
+  EXPECT_DOUBLE_EQ(grow_region(q, 0).u1, p.cells[0].expanded.u1);
+}
