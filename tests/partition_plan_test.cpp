@@ -350,28 +350,3 @@ TEST(PartitionCells, GrowRegionIsTheCoreAndPartOfItsMarginOpenOutward) {
   EXPECT_GT(grow_region(q, 0).u1, grow_region(p, 0).u1);
   EXPECT_DOUBLE_EQ(grow_region(q, 0).u1, p.cells[0].expanded.u1);
 }
-
-TEST(PartitionVisibility, ViewsSeeingLittleOfACellAddSmallCrops) {
-  // The default threshold is for cropped views, whose cost is what they show of the cell:
-  // the views it adds over the whole-view threshold bring small crops, so a cell's mean
-  // crop (its cost per step) falls.
-  SurveySpec spec;
-  const Dataset d = make_survey(spec);
-  PlanSettings low, whole;
-  whole.visibility = kWholeViewVisibility;
-  ASSERT_LT(low.visibility, whole.visibility);
-  const Plan a = make_plan(d, low), b = make_plan(d, whole);
-  const auto mean_crop = [](const Dataset& cell) {
-    double sum = 0;
-    for (const View& v : cell.train)
-      sum += static_cast<double>(v.camera.width) * v.camera.height /
-             (v.full_width ? static_cast<double>(v.full_width) * v.full_height : static_cast<double>(v.camera.width) * v.camera.height);
-    return sum / static_cast<double>(cell.train.size());
-  };
-  for (std::size_t k = 0; k < a.cells.size(); ++k) {
-    EXPECT_GT(a.cells[k].train_views.size(), b.cells[k].train_views.size()) << k;
-    for (std::size_t i : b.cells[k].train_views)  // the same rule, a lower bar
-      EXPECT_NE(std::find(a.cells[k].train_views.begin(), a.cells[k].train_views.end(), i), a.cells[k].train_views.end());
-    EXPECT_LT(mean_crop(cell_dataset(d, a, k)), 0.95 * mean_crop(cell_dataset(d, b, k))) << k;
-  }
-}
