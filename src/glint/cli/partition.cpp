@@ -25,7 +25,7 @@ namespace {
 struct PartitionArgs {
   std::string dataset, out, cells = "2x2", slurm_args;
   long cell_views = 0;
-  double expand = 0.2, visibility = PlanSettings{}.visibility, crop_margin = 0, grow_margin = PlanSettings{}.grow_margin;
+  double expand = 0.2, visibility = 0.25, crop_margin = 0, grow_margin = PlanSettings{}.grow_margin;
   bool slurm = false, force = false, whole_views = false;
   DatasetFlags data;
   std::vector<std::string> train_flags;
@@ -96,7 +96,7 @@ void add_partition(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--visibility", a->visibility,
                   "A view outside the expanded rectangle trains a cell when the cell's box (ground to its highest "
-                  "point) covers this share of the image (with --whole-views: 0.25 unless given)")
+                  "point) covers this share of the image")
       ->check(CLI::Range(0.001, 1.0))
       ->capture_default_str();
   sub->add_flag("--whole-views", a->whole_views,
@@ -128,7 +128,7 @@ void add_partition(CLI::App& app) {
     settings.shape = parse_grid_shape(a->cells);
     settings.cell_views = static_cast<std::size_t>(a->cell_views);
     settings.expand = a->expand;
-    settings.visibility = a->whole_views && sub->count("--visibility") == 0 ? kWholeViewVisibility : a->visibility;
+    settings.visibility = a->visibility;
     settings.crop_views = !a->whole_views;
     settings.crop_margin = a->crop_margin;
     settings.grow_margin = a->grow_margin;

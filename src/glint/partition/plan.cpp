@@ -22,14 +22,13 @@ Vec3d point_at(const PointCloud& pc, std::size_t i) { return {pc.xyz[3 * i], pc.
 
 // The views of a split that belong to a cell: camera in the expanded rectangle, or the
 // cell's box fills at least `visibility` of the image.
-std::vector<std::size_t> select_views(const Plan& plan, const Cell& cell, const std::vector<View>& views,
-                                      double visibility) {
+std::vector<std::size_t> select_views(const Plan& plan, const Cell& cell, const std::vector<View>& views) {
   const auto box = ground_box(plan.frame, cell.expanded, 0.0, cell.top);
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < views.size(); ++i) {
     const Camera& c = views[i].camera;
     if (contains_clamped(cell.expanded, plan.bounds, plan.ground(c.center())) ||
-        box_image_share(c, box) >= visibility)
+        box_image_share(c, box) >= plan.settings.visibility)
       out.push_back(i);
   }
   return out;
@@ -168,18 +167,15 @@ Plan make_plan(const Dataset& data, const PlanSettings& settings) {
     plan.cells.push_back(std::move(cell));
   }
   for (Cell& cell : plan.cells) {
-    cell.train_views = select_views(plan, cell, data.train, settings.visibility);
-    cell.test_views = select_views(plan, cell, data.test, settings.visibility);
+    cell.train_views = select_views(plan, cell, data.train);
+    cell.test_views = select_views(plan, cell, data.test);
   }
 
   // An object-centric capture: most views see every cell, so no cell is smaller than the
   // whole scene.
-  // Seeing a sliver of a cell does not count: the whole-view threshold (or the plan's, when
-  // higher), so that a low --visibility does not make a survey look object-centric.
   std::vector<std::size_t> seen(data.train.size(), 0);
-  const double sees = std::max(settings.visibility, kWholeViewVisibility);
   for (const Cell& cell : plan.cells)
-    for (std::size_t i : sees == settings.visibility ? cell.train_views : select_views(plan, cell, data.train, sees)) ++seen[i];
+    for (std::size_t i : cell.train_views) ++seen[i];
   std::size_t see_all = 0;
   for (std::size_t s : seen) see_all += s == plan.cells.size();
   if (static_cast<double>(see_all) >= settings.object_centric_share * static_cast<double>(seen.size()))

@@ -15,18 +15,11 @@
 
 namespace glint::partition {
 
-inline constexpr double kWholeViewVisibility = 0.25;
-
 struct PlanSettings {
   GridShape shape{2, 2};         // used when cell_views is 0
   std::size_t cell_views = 0;    // > 0: as many cells as give about this many cameras each
   double expand = 0.2;           // each side of the core moves out by this share of its extent
-  // A view whose camera stands outside the expanded rectangle trains a cell when the cell's
-  // box fills this share of its image. With crops a view costs a step only what it shows
-  // of the cell, so views that see a little of it come in too (more viewpoints on the
-  // cell's edges, and cheaper steps on average); whole views (crop_views false) cost a
-  // whole image each, for which kWholeViewVisibility is the default.
-  double visibility = 0.02;
+  double visibility = 0.25;      // a view sees a cell when the cell's box fills this share of it
   std::size_t min_cell_views = 10;  // fewer training views in a cell: refuse the plan
   // A cell trains on the part of each view its box covers (the box's projection, as a
   // rectangle of pixels), not on what the view shows beyond the cell. The box spans the
