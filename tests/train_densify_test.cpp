@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "glint/train/densify.h"
@@ -118,42 +117,6 @@ TEST(TrainDensify, LargeSplatsPrunedAfterFirstReset) {
   EXPECT_EQ(r.pruned, 3u);  // transparent, world-huge, screen-huge
   ASSERT_EQ(set.size(), 5u);  // 0, 2, clone of 0, two children of 1
   EXPECT_FLOAT_EQ(set.model.sh_dc[3], 0.2f);
-}
-
-TEST(TrainDensify, GrowRegionLimitsCloneAndSplitNotPrune) {
-  // splat i sits at (i, i, i): splat 0 would clone, 1 split, 3 be pruned
-  const auto densified = [](const GrowRegion& region) {
-    SplatSet set = six_splats();
-    DensifyOptions o;
-    o.grow_region = region;
-    add_stats(set, o, 600);
-    Rng rng(1);
-    return densify_step(set, 600, 1.0, o, rng);
-  };
-  const double inf = std::numeric_limits<double>::infinity();
-  // on a plane through (0.5, 0, 0) whose first axis is -x: (p - o) . u <= 0 is x >= 0.5
-  GrowRegion r;
-  r.origin = {0.5, 0, 0};
-  r.u = {-1, 0, 0};
-  r.v = {0, 0, 1};
-  r.u0 = -inf;
-  r.u1 = 0;
-  r.v0 = -inf;
-  r.v1 = inf;
-  DensifyReport only_split = densified(r);  // splat 1 (x = 1) inside, splat 0 (x = 0) outside
-  EXPECT_EQ(only_split.cloned, 0u);
-  EXPECT_EQ(only_split.split, 1u);
-  EXPECT_EQ(only_split.pruned, 1u);  // the transparent splat 3, outside, is still pruned
-  r.u0 = 0.25;                      // x <= 0.25: splat 0 inside, splat 1 outside
-  r.u1 = inf;
-  DensifyReport only_clone = densified(r);
-  EXPECT_EQ(only_clone.cloned, 1u);
-  EXPECT_EQ(only_clone.split, 0u);
-  EXPECT_EQ(only_clone.pruned, 1u);
-  r.v0 = 0.5;  // the second axis (z >= 0.5) leaves splat 0 out as well
-  DensifyReport none = densified(r);
-  EXPECT_EQ(none.cloned + none.split, 0u);
-  EXPECT_TRUE(none.densified);
 }
 
 TEST(TrainDensify, ScheduleAndOpacityReset) {

@@ -25,7 +25,7 @@ namespace {
 struct PartitionArgs {
   std::string dataset, out, cells = "2x2", slurm_args;
   long cell_views = 0;
-  double expand = 0.2, visibility = 0.25, crop_margin = 0, grow_margin = PlanSettings{}.grow_margin;
+  double expand = 0.2, visibility = 0.25, crop_margin = 0;
   bool slurm = false, force = false, whole_views = false;
   DatasetFlags data;
   std::vector<std::string> train_flags;
@@ -106,11 +106,6 @@ void add_partition(CLI::App& app) {
                   "rectangle)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  sub->add_option("--grow-margin", a->grow_margin,
-                  "Cells add splats (clone, split) only in the core and this share of the margin around it (0: the "
-                  "core, 1: the expanded rectangle); the merge keeps the core's")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
   sub->add_flag("--slurm", a->slurm, "Also write PLAN/submit.sh, which submits the cells as a Slurm job array and the merge");
   sub->add_option("--slurm-args", a->slurm_args, "More sbatch options for every job of submit.sh, e.g. \"--partition=gpu\"");
   sub->add_flag("-f,--force", a->force, "Replace a plan already in the folder");
@@ -131,7 +126,6 @@ void add_partition(CLI::App& app) {
     settings.visibility = a->visibility;
     settings.crop_views = !a->whole_views;
     settings.crop_margin = a->crop_margin;
-    settings.grow_margin = a->grow_margin;
     std::string slurm_text;
     if (a->slurm) slurm_submit_script({"glint", 2, a->slurm_args});  // checks --slurm-args before any work
 
@@ -139,7 +133,7 @@ void add_partition(CLI::App& app) {
     Plan plan = make_plan(data, settings);
     plan.dataset = fs::absolute(a->dataset).lexically_normal().string();
     plan.dataset_args = given_flag_tokens(*sub, {"output", "cells", "cell-views", "expand", "visibility", "slurm",
-                                                  "slurm-args", "force", "whole-views", "crop-margin", "grow-margin"});
+                                                  "slurm-args", "force", "whole-views", "crop-margin"});
     plan.train_args = a->train_flags;
     if (a->slurm) {
       std::error_code ec;

@@ -4,12 +4,10 @@
 // decoded here (see image_cache.h); only their headers are checked.
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "glint/core/camera.h"
-#include "glint/core/grow_region.h"
 #include "glint/core/image.h"
 #include "glint/io/colmap.h"
 #include "glint/io/posed_image.h"
@@ -72,9 +70,6 @@ struct Dataset {
   std::array<float, 3> background{0, 0, 0};
   Vec3d center{0, 0, 0};  // mean of the training camera centres
   double radius = 1;      // 1.1 x the largest distance of a training camera from `center`
-  // Where a run on this dataset may add splats (DensifyOptions::grow_region); none:
-  // anywhere. A partition cell's dataset sets it (partition/cell_dataset.h).
-  std::optional<GrowRegion> grow_region;
   // Where the views' masks come from ("" when none has one): a folder, "mask_path" or "alpha".
   std::string masks;
   std::size_t masked_views() const;

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "glint/core/error.h"
@@ -32,21 +31,6 @@ GroundRect crop_rect(const Plan& plan, std::size_t cell) {
   if (c.core.v0 <= plan.bounds.v0) crop.v0 -= far;
   if (c.core.v1 >= plan.bounds.v1) crop.v1 += far;
   return crop;
-}
-
-GrowRegion grow_region(const Plan& plan, std::size_t cell) {
-  const Cell& c = plan.cells.at(cell);
-  const double m = plan.settings.grow_margin, inf = std::numeric_limits<double>::infinity();
-  GrowRegion r;
-  r.origin = {plan.frame.origin.x, plan.frame.origin.y, plan.frame.origin.z};
-  r.u = {plan.frame.u.x, plan.frame.u.y, plan.frame.u.z};
-  r.v = {plan.frame.v.x, plan.frame.v.y, plan.frame.v.z};
-  // open where the core meets the bounds: the outer cells own what lies beyond them
-  r.u0 = c.core.u0 <= plan.bounds.u0 ? -inf : c.core.u0 + m * (c.expanded.u0 - c.core.u0);
-  r.u1 = c.core.u1 >= plan.bounds.u1 ? inf : c.core.u1 + m * (c.expanded.u1 - c.core.u1);
-  r.v0 = c.core.v0 <= plan.bounds.v0 ? -inf : c.core.v0 + m * (c.expanded.v0 - c.core.v0);
-  r.v1 = c.core.v1 >= plan.bounds.v1 ? inf : c.core.v1 + m * (c.expanded.v1 - c.core.v1);
-  return r;
 }
 
 std::vector<std::array<Vec3d, 8>> crop_boxes(const Plan& plan, std::size_t cell, const PointCloud& points,
@@ -125,7 +109,6 @@ Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell) {
   if (d.train.empty()) throw Error(full.root, "cell " + std::to_string(cell) + ": no training view shows its box");
   d.points = cell_points(plan, c, full.points);
   d.points_random = full.points_random;
-  d.grow_region = grow_region(plan, cell);
   if (d.points.size() == 0)
     throw Error(full.root, "cell " + std::to_string(cell) + " has no initial points in its expanded rectangle");
   scene_extent(d);
@@ -137,7 +120,6 @@ std::string cell_fingerprint(const Plan& plan, std::size_t cell) {
   // "crop fitted": crops fitted to the points' heights (crop_boxes); a cell trained on the
   // crops of one box to the cell's top is another cell's record
   std::string s = plan.dataset + '\n' + (plan.settings.crop_views ? "crop fitted " + std::to_string(plan.settings.crop_margin) + "\n" : std::string("whole\n"));
-  s += "grow " + std::to_string(plan.settings.grow_margin) + "\n";
   for (const std::string& a : plan.dataset_args) s += a + '\n';
   char buf[64];
   for (const GroundRect& r : {c.core, c.expanded, plan.bounds})

@@ -19,10 +19,6 @@ namespace glint::partition {
 // view's far ground, horizon or empty background is theirs to fill).
 GroundRect crop_rect(const Plan& plan, std::size_t cell);
 
-// Where cell `cell` adds splats (Dataset::grow_region): its core and grow_margin of the
-// margin around it, open on the sides where the core meets the plan's bounds.
-GrowRegion grow_region(const Plan& plan, std::size_t cell);
-
 // The boxes whose pixels a cell trains on: crop_rect cut into kCropGrid x kCropGrid
 // rectangles (a grid over its part inside the plan's bounds, the outer rectangles reaching
 // as far as crop_rect does), each from the ground to the highest of `points` above it, at
@@ -39,8 +35,7 @@ std::vector<std::array<Vec3d, 8>> crop_boxes(const Plan& plan, std::size_t cell,
 // centre and radius recomputed from the cell's training cameras (a cell is trained as a
 // scene of its own). With the plan's crop_views, each view is cut to the smallest pixel
 // rectangle holding what it shows of the crop_boxes (of the dataset's points), at least
-// kMinCropSide pixels a side; a view none of the boxes reaches is left out. Its grow_region
-// is the cell's (above).
+// kMinCropSide pixels a side; a view none of the boxes reaches is left out.
 inline constexpr int kMinCropSide = 32;
 Dataset cell_dataset(const Dataset& full, const Plan& plan, std::size_t cell);
 

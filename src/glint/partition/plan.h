@@ -26,10 +26,6 @@ struct PlanSettings {
   // core and this share of the margin around it (0: the core, 1: the expanded rectangle).
   bool crop_views = true;
   double crop_margin = 0;
-  // A cell adds splats (clone, split) only in its core and this share of the margin (0: the
-  // core, 1: the expanded rectangle; the outer sides stay open). The merge keeps only the
-  // core's splats: the margin's train as context for the core's pixels without growing.
-  double grow_margin = 0.5;
   // Refuse an object-centric capture, where cells would each need nearly all views: when
   // the median training view has at least this share of the scene's points in its image,
   // or at least this share of the views sees every cell.

@@ -146,8 +146,7 @@ void save_plan(const std::string& plan_dir, const Plan& p) {
                    {"expand", p.settings.expand},
                    {"visibility", p.settings.visibility},
                    {"crop_views", p.settings.crop_views},
-                   {"crop_margin", p.settings.crop_margin},
-                   {"grow_margin", p.settings.grow_margin}};
+                   {"crop_margin", p.settings.crop_margin}};
   j["grid"] = {{"strips", p.shape.strips}, {"cells_per_strip", p.shape.cells_per_strip}};
   j["dataset_counts"] = {{"train_views", p.train_views}, {"test_views", p.test_views}, {"points", p.points}};
   j["ground"] = {{"origin", vec_json(p.frame.origin)}, {"u", vec_json(p.frame.u)}, {"v", vec_json(p.frame.v)},
@@ -192,8 +191,6 @@ Plan load_plan(const std::string& plan) {
   p.settings.crop_views = crop.get<bool>();
   p.settings.crop_margin = r.number(s, "crop_margin", "settings");
   if (p.settings.crop_margin < 0 || p.settings.crop_margin > 1) r.fail("settings", "'crop_margin' must be in [0, 1]");
-  p.settings.grow_margin = r.number(s, "grow_margin", "settings");
-  if (p.settings.grow_margin < 0 || p.settings.grow_margin > 1) r.fail("settings", "'grow_margin' must be in [0, 1]");
   const json& g = r.field(j, "grid", "");
   p.shape.strips = static_cast<int>(r.count(g, "strips", "grid"));
   p.shape.cells_per_strip = static_cast<int>(r.count(g, "cells_per_strip", "grid"));

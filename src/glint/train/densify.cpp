@@ -91,7 +91,6 @@ DensifyReport densify_and_prune(SplatSet& set, double extent, const DensifyOptio
     float c = set.grad_count[i];
     float g = c > 0.f ? set.grad_accum[i] / c : 0.f;  // 3DGS turns 0/0 into 0
     if (!(g >= o.grad_threshold)) continue;
-    if (o.grow_region && !o.grow_region->contains(&set.model.means[3 * i])) continue;
     // Compare in log space: exp(max log scale) <= p * extent, without the exp.
     (max_log_scale(set.model.log_scales, i) <= dense_log ? clone : split).push_back(static_cast<std::uint32_t>(i));
   }

@@ -12,10 +12,8 @@
 // its meaning.
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 
-#include "glint/core/grow_region.h"
 #include "glint/train/rng.h"
 #include "glint/train/splat_set.h"
 
@@ -37,10 +35,6 @@ struct DensifyOptions {
   long opacity_reset_every = 3000;
   float opacity_reset_value = 0.01f;  // opacities are capped at this at each reset
   bool white_background = false;      // 3DGS also resets opacities at densify_from then
-  // Set: only splats whose centres lie in it clone or split (every splat still trains and
-  // is pruned as usual). A partition cell's run (Dataset::grow_region) grows no splats
-  // where the merge would drop them.
-  std::optional<GrowRegion> grow_region;
 };
 
 // Adds this view's statistics for the splats it saw (radius > 0): the view-space gradient

@@ -42,7 +42,6 @@ const std::set<std::string>& preset_names() {
 TrainOptions resolve_train_options(const RunOptions& run, const Dataset& data) {
   TrainOptions t = run.train;
   t.densify.white_background = data.background == std::array<float, 3>{1, 1, 1};
-  t.densify.grow_region = data.grow_region;
   if (!run.preset.empty()) {
     if (!preset_names().count(run.preset)) throw Error("--preset " + run.preset, "unknown preset");
     apply_lightable(t, run.schedule_steps, run.user_set);

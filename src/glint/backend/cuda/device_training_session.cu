@@ -338,10 +338,7 @@ DensifyReport DeviceTrainingSession::densify(long step, double extent, const Den
                      (o.opacity_reset_every > 0 && step % o.opacity_reset_every == 0) ||
                      (o.white_background && step == o.densify_from));
   if (!acts) return {};
-  // The device's clone/split has no grow region: a run with one (a partition cell) takes
-  // densify_step's decisions on the host.
-  if (options_.refine_on_host || o.grow_region)
-    return on_host([&](SplatSet& s) { return densify_step(s, step, extent, o, rng); });
+  if (options_.refine_on_host) return on_host([&](SplatSet& s) { return densify_step(s, step, extent, o, rng); });
   // densify_step's order: clone/split/prune, then the opacity reset
   host_current_ = false;
   DensifyReport rep;
