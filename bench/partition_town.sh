@@ -20,7 +20,7 @@ steps=${2:-3000}
 shift $(( $# > 2 ? 2 : $# ))
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
-glint=$(pwd)/build/src/glint
+glint=${GLINT:-$(pwd)/build/src/glint}  # GLINT: another build's glint (an A/B of two builds)
 town=../shared/datasets/town
 [ -x "$glint" ] || { echo "build first: cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build" >&2; exit 2; }
 [ -d "$town" ] || { echo "no town dataset at $town" >&2; exit 2; }
