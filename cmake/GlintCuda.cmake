@@ -21,6 +21,13 @@ if(GLINT_CUDA)
     set(CMAKE_CUDA_ARCHITECTURES 80-real 86-real 89-real 90)
   endif()
   enable_language(CUDA)
+  # CUDA 13 ships no nvToolsExt library (NVTX is header-only, nvtx3), and CMake 3.25's
+  # FindCUDAToolkit marks CUDA::nvToolsExt deprecated without checking that it found one:
+  # find_package(CUDAToolkit) then stops. An empty stand-in, made here so that src/ and
+  # tests/ both see it, lets it finish; nothing links it.
+  if(NOT TARGET CUDA::nvToolsExt)
+    add_library(CUDA::nvToolsExt INTERFACE IMPORTED)
+  endif()
   # CMake 3.25 does not know that nvcc 12+ compiles C++20 (and CUDA targets follow
   # CXX_STANDARD 20): tell it how to ask for it.
   if(NOT "cuda_std_20" IN_LIST CMAKE_CUDA_COMPILE_FEATURES)
