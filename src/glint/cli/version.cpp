@@ -27,10 +27,7 @@ std::string version_text() {
   } else {
     machine = "no NVIDIA GPU on this machine";
   }
-  std::string archs = GLINT_CUDA_ARCHS;
-  for (char& c : archs)
-    if (c == ';') c = ' ';
-  s += "\n  cuda: device code for CUDA architectures " + archs + "; " + machine;
+  s += "\n  cuda: device code for CUDA architectures " GLINT_CUDA_ARCHS "; " + machine;
 #else
   s += "\n  cuda: not built (configure with -DGLINT_CUDA=ON where nvcc is installed)";
 #endif
