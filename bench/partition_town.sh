@@ -10,9 +10,12 @@
 #   - memory: each cell's peak resident memory over the whole-scene run's.
 #   bench/partition_town.sh [OUT_DIR] [STEPS] [-- MORE TRAINING FLAGS]
 #       defaults: /tmp/glint_partition_town, 3000 steps (--schedule-steps STEPS)
-# PARTITION_FLAGS (environment) goes to glint partition (e.g. "--whole-views");
-# ORDER=cells-first runs the cells before the whole-scene run (for interleaved repeats);
-# REUSE_WHOLE=1 keeps the whole-scene run already in OUT_DIR.
+# ROUNDS=N (environment) trains everything N times, the whole run and the cells in turn
+# (every other round cells first), and prints each round's time ratio and their median:
+# on a shared machine one round's ratio moves by a tenth with what else the host runs.
+# PARTITION_FLAGS goes to glint partition (e.g. "--whole-views");
+# ORDER=cells-first starts with the cells;
+# REUSE_WHOLE=1 keeps the whole-scene run already in OUT_DIR (one round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/glint_partition_town}
@@ -28,34 +31,51 @@ command -v python3 >/dev/null || { echo "partition_town.sh: python3 is needed to
 [ -x /usr/bin/time ] || { echo "partition_town.sh: /usr/bin/time is needed (Debian package time)" >&2; exit 2; }
 mkdir -p "$out"
 flags=(--steps "$steps" --schedule-steps "$steps" "${extra[@]}")
+rounds=${ROUNDS:-1}
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "partition_town.sh: ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
+round=1
 timed() {  # timed NAME COMMAND...: wall seconds, user+sys seconds, peak KB into $out/NAME.time
   local name=$1
   shift
-  echo "== $name: $*" >&2
+  echo "== round $round/$rounds $name: $*" >&2
   /usr/bin/time -f "%e %U %S %M" -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 || {
     echo "$name failed; its output:" >&2
     tail -n 20 "$out/$name.log" >&2
     exit 1
   }
+  mkdir -p "$out/round$round"
+  cp "$out/$name.time" "$out/round$round/$name.time"
 }
 whole() { timed whole "$glint" train "$town" -o "$out/whole" "${flags[@]}" -q -f; }
 cells() {
-  rm -rf "$out/plan"
-  # shellcheck disable=SC2086
-  "$glint" partition "$town" -o "$out/plan" --cells 2x2 ${PARTITION_FLAGS:-} -- "${flags[@]}" >"$out/partition.txt"
-  for k in 0 1 2 3; do timed "cell$k" "$glint" train "$out/plan" --cell "$k" -q; done
+  # -f: a later round trains the cells again (training is deterministic: the same models)
+  for k in 0 1 2 3; do timed "cell$k" "$glint" train "$out/plan" --cell "$k" -q -f; done
   timed merge "$glint" merge "$out/plan" -q -f
 }
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$out/machine.txt"
+rm -rf "$out/plan" "$out"/round[0-9]*
+# shellcheck disable=SC2086
+"$glint" partition "$town" -o "$out/plan" --cells 2x2 ${PARTITION_FLAGS:-} -- "${flags[@]}" >"$out/partition.txt"
 # REUSE_WHOLE=1 keeps an earlier whole-scene run in OUT (to compare partition settings).
 if [ "${REUSE_WHOLE:-0}" = 1 ] && [ -f "$out/whole.time" ] && [ -f "$out/whole/eval.json" ]; then
+  mkdir -p "$out/round1" && cp "$out/whole.time" "$out/round1/whole.time"
+  rounds=1
   cells
-elif [ "${ORDER:-whole-first}" = cells-first ]; then cells; whole; else whole; cells; fi
-cat "$out/partition.txt" | head -8
-python3 - "$out" "$(uptime)" <<'PY'
-import json, sys
-out, load = sys.argv[1], sys.argv[2]
-def timing(n):
-    w, u, s, kb = open(f"{out}/{n}.time").read().split()[-4:]
+else
+  cells_first=0
+  [ "${ORDER:-whole-first}" = cells-first ] && cells_first=1
+  for ((round = 1; round <= rounds; round++)); do
+    if [ $(( (round - 1 + cells_first) % 2 )) = 1 ]; then cells; whole; else whole; cells; fi
+  done
+  round=$rounds
+fi
+head -8 "$out/partition.txt"
+python3 - "$out" "$rounds" "$(cat "$out/machine.txt")" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import json, statistics, sys
+out, rounds, machine, load = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def timing(n, r=None):
+    path = f"{out}/{n}.time" if r is None else f"{out}/round{r}/{n}.time"
+    w, u, s, kb = open(path).read().split()[-4:]
     return float(w), float(u) + float(s), int(kb) / 1024
 whole = json.load(open(f"{out}/whole/eval.json"))
 merged = json.load(open(f"{out}/plan/merged/eval.json"))
@@ -84,8 +104,23 @@ print(f"merged: {nb} views across a border {mb:.2f} dB, {ni} within one cell {mi
 print(f"whole:  the same views {wb:.2f} dB / {wi:.2f} dB ({wb - wi:+.2f})")
 lw = max(c[0] for c in cells)
 lc = max(c[1] for c in cells)
-print(f"time: longest cell {lw:.1f} s + merge {mw:.1f} s = {lw + mw:.1f} s = {(lw + mw) / tw:.3f} x whole {tw:.1f} s (target <= 0.4);"
-      f" cpu {(lc + mc) / tc:.3f} x")
-print(f"memory: largest cell peak {max(c[2] for c in cells):.0f} MB = {max(c[2] for c in cells) / tm:.3f} x whole {tm:.0f} MB (target <= 0.45)")
-print(f"load when done: {load.strip()}")
+if rounds == 1:
+    print(f"time: longest cell {lw:.1f} s + merge {mw:.1f} s = {lw + mw:.1f} s = {(lw + mw) / tw:.3f} x whole {tw:.1f} s (target <= 0.4);"
+          f" cpu {(lc + mc) / tc:.3f} x")
+    print(f"memory: largest cell peak {max(c[2] for c in cells):.0f} MB = {max(c[2] for c in cells) / tm:.3f} x whole {tm:.0f} MB (target <= 0.45)")
+else:
+    wall, cpu, mem = [], [], []
+    print(f"{'round':<6} {'whole s':>8} {'cells s':>28} {'merge s':>8} {'wall x':>7} {'cpu x':>6} {'memory x':>8}")
+    for r in range(1, rounds + 1):
+        w = timing("whole", r)
+        cs = [timing(f"cell{k}", r) for k in range(4)]
+        m = timing("merge", r)
+        wall.append((max(c[0] for c in cs) + m[0]) / w[0])
+        cpu.append((max(c[1] for c in cs) + m[1]) / w[1])
+        mem.append(max(c[2] for c in cs) / w[2])
+        print(f"{r:<6} {w[0]:8.1f} {' '.join(f'{c[0]:6.1f}' for c in cs):>28} {m[0]:8.1f} {wall[-1]:7.3f} {cpu[-1]:6.3f} {mem[-1]:8.3f}")
+    print(f"time: longest cell + merge over the whole run, median of {rounds} rounds: {statistics.median(wall):.3f} x wall"
+          f" (rounds {min(wall):.3f}-{max(wall):.3f}; target <= 0.4), {statistics.median(cpu):.3f} x cpu")
+    print(f"memory: largest cell peak over the whole run's, largest of {rounds} rounds: {max(mem):.3f} x (target <= 0.45)")
+print(f"{machine}; load when done: {load}")
 PY
