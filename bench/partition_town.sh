@@ -73,10 +73,15 @@ head -8 "$out/partition.txt"
 python3 - "$out" "$rounds" "$(cat "$out/machine.txt")" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import json, statistics, sys
 out, rounds, machine, load = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-def timing(n, r=None):
-    path = f"{out}/{n}.time" if r is None else f"{out}/round{r}/{n}.time"
-    w, u, s, kb = open(path).read().split()[-4:]
+def timing(n, r):
+    w, u, s, kb = open(f"{out}/round{r}/{n}.time").read().split()[-4:]
     return float(w), float(u) + float(s), int(kb) / 1024
+def round_ratios(r):  # the longest cell + merge (wall, cpu), the mean cell + merge, the largest cell's memory
+    w = timing("whole", r)
+    cs = [timing(f"cell{k}", r) for k in range(4)]
+    m = timing("merge", r)
+    return ((max(c[0] for c in cs) + m[0]) / w[0], (max(c[1] for c in cs) + m[1]) / w[1],
+            (sum(c[0] for c in cs) / 4 + m[0]) / w[0], max(c[2] for c in cs) / w[2], w, cs, m)
 whole = json.load(open(f"{out}/whole/eval.json"))
 merged = json.load(open(f"{out}/plan/merged/eval.json"))
 border = {v["name"]: v["border"] for v in merged["test"]["views"]}
@@ -84,16 +89,13 @@ def split(views):
     b = [v["psnr"] for v in views if border[v["name"]]]
     i = [v["psnr"] for v in views if not border[v["name"]]]
     return sum(b) / len(b), len(b), sum(i) / len(i), len(i)
-tw, tc, tm = timing("whole")
+ratios = [round_ratios(r) for r in range(1, rounds + 1)]
+_, _, _, _, (tw, tc, tm), cells, (mw, mc, mm) = ratios[-1]  # the table: the last round
 print(f"{'run':<8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'splats':>8}")
 print(f"{'whole':<8} {tw:8.1f} {tc:8.1f} {tm:8.0f} {whole['splats']:8d}")
-cells = []
-for k in range(4):
+for k, (w, c, m) in enumerate(cells):
     e = json.load(open(f"{out}/plan/cells/{k}/eval.json"))
-    w, c, m = timing(f"cell{k}")
-    cells.append((w, c, m))
     print(f"{'cell ' + str(k):<8} {w:8.1f} {c:8.1f} {m:8.0f} {e['splats']:8d}")
-mw, mc, mm = timing("merge")
 print(f"{'merge':<8} {mw:8.1f} {mc:8.1f} {mm:8.0f} {merged['splats']:8d}")
 print()
 wb, nb, wi, ni = split(whole["test"]["views"])
@@ -102,26 +104,19 @@ print(f"held-out PSNR ({len(border)} views): whole {whole['test']['mean_psnr']:.
       f" ({merged['test']['mean_psnr'] - whole['test']['mean_psnr']:+.2f}; target >= 0)")
 print(f"merged: {nb} views across a border {mb:.2f} dB, {ni} within one cell {mi:.2f} dB ({mb - mi:+.2f}; target >= -0.5)")
 print(f"whole:  the same views {wb:.2f} dB / {wi:.2f} dB ({wb - wi:+.2f})")
-lw = max(c[0] for c in cells)
-lc = max(c[1] for c in cells)
 if rounds == 1:
-    print(f"time: longest cell {lw:.1f} s + merge {mw:.1f} s = {lw + mw:.1f} s = {(lw + mw) / tw:.3f} x whole {tw:.1f} s (target <= 0.4);"
-          f" cpu {(lc + mc) / tc:.3f} x")
-    print(f"memory: largest cell peak {max(c[2] for c in cells):.0f} MB = {max(c[2] for c in cells) / tm:.3f} x whole {tm:.0f} MB (target <= 0.45)")
+    wall, cpu, mean, mem = ratios[0][:4]
+    lw = max(c[0] for c in cells)
+    print(f"time: longest cell {lw:.1f} s + merge {mw:.1f} s = {lw + mw:.1f} s = {wall:.3f} x whole {tw:.1f} s (target <= 0.4);"
+          f" cpu {cpu:.3f} x; the mean cell + merge {mean:.3f} x")
+    print(f"memory: largest cell peak {max(c[2] for c in cells):.0f} MB = {mem:.3f} x whole {tm:.0f} MB (target <= 0.45)")
 else:
-    wall, cpu, mem, mean = [], [], [], []
     # mean x: the mean cell over the whole run (without the slowest cell's share of the noise)
     print(f"{'round':<6} {'whole s':>8} {'cells s':>28} {'merge s':>8} {'wall x':>7} {'cpu x':>6} {'mean x':>7} {'memory x':>8}")
-    for r in range(1, rounds + 1):
-        w = timing("whole", r)
-        cs = [timing(f"cell{k}", r) for k in range(4)]
-        m = timing("merge", r)
-        wall.append((max(c[0] for c in cs) + m[0]) / w[0])
-        cpu.append((max(c[1] for c in cs) + m[1]) / w[1])
-        mem.append(max(c[2] for c in cs) / w[2])
-        mean.append((sum(c[0] for c in cs) / 4 + m[0]) / w[0])
-        print(f"{r:<6} {w[0]:8.1f} {' '.join(f'{c[0]:6.1f}' for c in cs):>28} {m[0]:8.1f} {wall[-1]:7.3f} {cpu[-1]:6.3f}"
-              f" {mean[-1]:7.3f} {mem[-1]:8.3f}")
+    for r, (wall, cpu, mean, mem, w, cs, m) in enumerate(ratios, 1):
+        print(f"{r:<6} {w[0]:8.1f} {' '.join(f'{c[0]:6.1f}' for c in cs):>28} {m[0]:8.1f} {wall:7.3f} {cpu:6.3f}"
+              f" {mean:7.3f} {mem:8.3f}")
+    wall, cpu, mean, mem = ([x[i] for x in ratios] for i in range(4))
     print(f"time: longest cell + merge over the whole run, median of {rounds} rounds: {statistics.median(wall):.3f} x wall"
           f" (rounds {min(wall):.3f}-{max(wall):.3f}; target <= 0.4), {statistics.median(cpu):.3f} x cpu;"
           f" the mean cell + merge {statistics.median(mean):.3f} x")
