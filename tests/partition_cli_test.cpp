@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -48,6 +49,15 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
     EXPECT_GT(c["train_views"].size(), c["cameras_in_core"].get<std::size_t>());
   }
   EXPECT_EQ(cameras, 200u);
+  // The table's train and test columns: the views each cell's run will use (a listed view
+  // whose crop is empty trains nothing), checked against the runs' own counts below.
+  std::map<std::string, std::string> table_views;  // cell -> "N training / M test views"
+  const std::regex row(R"(\n +([0-9]+) +\S+ \.\. +\S+ +\S+ \.\. +\S+ +[0-9]+ +([0-9]+) +([0-9]+) +[0-9.]+%)");
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row); it != std::sregex_iterator(); ++it) {
+    table_views[(*it)[1].str()] = (*it)[2].str() + " training / " + (*it)[3].str() + " test views";
+    EXPECT_LE(std::stoul((*it)[2].str()), pj["cells"][std::stoul((*it)[1].str())]["train_views"].size());
+  }
+  ASSERT_EQ(table_views.size(), 4u) << r.out;
   EXPECT_FALSE(fs::exists(plan + "/submit.sh"));
   // A second partition into the same folder needs --force.
   expect_one_line_error(run_glint("partition " + town + " -o " + plan), {"plan.json", "--force"});
@@ -88,7 +98,9 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   ASSERT_TRUE(std::regex_search(r.err, resumed, std::regex("cells/2/checkpoint.glintckp at step ([0-9]+)"))) << r.err;
   EXPECT_GT(std::stol(resumed[1].str()), 0);
   EXPECT_LT(std::stol(resumed[1].str()), 12);
-  EXPECT_NE(r.err.find("cell 3 of 4: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cell 3 of 4: " + table_views["3"]), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cell 2 of 4: " + table_views["2"]), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("crops of views up to 80x60"), std::string::npos) << r.err;
   EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 12);
   const nlohmann::json ej = read_json(plan + "/merged/eval.json");
   std::size_t kept = 0, trained = 0;

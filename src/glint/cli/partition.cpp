@@ -53,6 +53,7 @@ void print_plan(const Plan& p, const Dataset& data, const std::string& dir) {
               "pixels", "points", "top");
   double all_pixels = 0;
   for (const View& v : data.train) all_pixels += static_cast<double>(v.camera.width) * v.camera.height;
+  std::size_t unlisted = 0;
   for (std::size_t k = 0; k < p.cells.size(); ++k) {
     const Cell& c = p.cells[k];
     char u[64], v[64];
@@ -60,14 +61,21 @@ void print_plan(const Plan& p, const Dataset& data, const std::string& dir) {
     const auto at = [](double x) { return std::abs(x) < 5e-3 ? 0.0 : x; };
     std::snprintf(u, sizeof u, "%9.2f .. %9.2f", at(c.core.u0), at(c.core.u1));
     std::snprintf(v, sizeof v, "%9.2f .. %9.2f", at(c.core.v0), at(c.core.v1));
+    // What the cell's run will train on: the views whose crop is empty (a camera in the
+    // margin looking away from the core) are listed in the plan but train nothing.
+    const Dataset cd = cell_dataset(data, p, k);
     double pixels = 0;
-    for (const View& view : cell_dataset(data, p, k).train) pixels += static_cast<double>(view.camera.width) * view.camera.height;
-    std::printf("%4zu  %-23s %-23s %7zu %6zu %5zu %6.1f%% %8zu %8.2f\n", k, u, v, c.cameras_in_core,
-                c.train_views.size(), c.test_views.size(), 100 * pixels / all_pixels, c.points, c.top);
+    for (const View& view : cd.train) pixels += static_cast<double>(view.camera.width) * view.camera.height;
+    unlisted += c.train_views.size() - cd.train.size();
+    std::printf("%4zu  %-23s %-23s %7zu %6zu %5zu %6.1f%% %8zu %8.2f\n", k, u, v, c.cameras_in_core, cd.train.size(),
+                cd.test.size(), 100 * pixels / all_pixels, c.points, c.top);
   }
-  std::printf("(cameras: training cameras standing in the core; train/test: the cell's views; pixels: the "
-              "share of the dataset's training pixels the cell trains on (its views, cropped); points: initial points in "
-              "the expanded rectangle; top: the cell's box height above the ground, in the dataset's units)\n");
+  std::printf("(cameras: training cameras standing in the core; train/test: the views the cell trains and tests on");
+  if (unlisted > 0)
+    std::printf(" (plan.json lists %zu more training views, over all cells, that show nothing of their cell's core)", unlisted);
+  std::printf("; pixels: the share of the dataset's training pixels the cell trains on (its views, cropped); points: "
+              "initial points in the expanded rectangle; top: the cell's box height above the ground, in the dataset's "
+              "units)\n");
   std::printf("next: glint train %s              # every cell here, one after another, then glint merge\n", dir.c_str());
   std::printf("      glint train %s --cell K     # one cell (e.g. one per machine), then glint merge %s\n", dir.c_str(),
               dir.c_str());

@@ -1,5 +1,6 @@
 #include "glint/cli/train_run.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -74,6 +75,22 @@ class CliObserver final : public RunObserver {
 };
 
 // out/<name>: the dataset folder's name, or a video's name without its extension.
+// The training images' size: one size, or (a partition cell's crops, a capture from
+// several cameras) the range.
+std::string view_sizes(const std::vector<View>& views) {
+  int w0 = views[0].camera.width, h0 = views[0].camera.height, w1 = w0, h1 = h0;
+  bool cropped = false, mixed = false;
+  for (const View& v : views) {
+    mixed |= v.camera.width != w0 || v.camera.height != h0;
+    cropped |= v.full_width != 0 && (v.full_width != v.camera.width || v.full_height != v.camera.height);
+    w1 = std::max(w1, v.full_width ? v.full_width : v.camera.width);
+    h1 = std::max(h1, v.full_height ? v.full_height : v.camera.height);
+  }
+  if (cropped) return "crops of views up to " + std::to_string(w1) + "x" + std::to_string(h1);
+  if (mixed) return "sizes up to " + std::to_string(w1) + "x" + std::to_string(h1);
+  return std::to_string(w0) + "x" + std::to_string(h0);
+}
+
 std::string default_output(const std::string& input) {
   fs::path p = fs::path(input).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();
@@ -125,9 +142,9 @@ int run_training(TrainArgs a, const TrainingHooks& hooks) {
   Dataset data = hooks.load ? hooks.load(dopt) : load_dataset(a.dataset, dopt);
   TrainingRun run(data, a.run, paths, *backend);
   if (!a.quiet) {
-    std::fprintf(stderr, "dataset: %s, %zu train / %zu test views, %dx%d, %zu initial points%s\n",
-                 format_name(data.format), data.train.size(), data.test.size(), data.train[0].camera.width,
-                 data.train[0].camera.height, data.points.size(), data.points_random ? " (random)" : "");
+    std::fprintf(stderr, "dataset: %s, %zu train / %zu test views, %s, %zu initial points%s\n",
+                 format_name(data.format), data.train.size(), data.test.size(), view_sizes(data.train).c_str(),
+                 data.points.size(), data.points_random ? " (random)" : "");
     if (!data.masks.empty())
       std::fprintf(stderr, "masks: %zu of %zu views (%s); masked pixels add nothing to the loss or the test scores\n",
                    data.masked_views(), data.train.size() + data.test.size(),
