@@ -248,6 +248,33 @@ TEST(PartitionPlan, RefusesCellsWithTooFewViews) {
   EXPECT_THROW(make_plan(d, s), Error);  // one cell is the whole scene
 }
 
+// The view count the refusal checks is that of the views a cell trains on, not of those
+// the plan lists (a listed view whose crop is empty trains nothing).
+TEST(PartitionPlan, CountsTheViewsACellTrainsOn) {
+  const Dataset d = make_survey(SurveySpec{});
+  PlanSettings s;
+  const Plan p = make_plan(d, s);
+  std::size_t fewest = SIZE_MAX, listed = SIZE_MAX, cut = p.cells.size();
+  for (std::size_t k = 0; k < p.cells.size(); ++k) {
+    const std::size_t trained = cell_dataset(d, p, k).train.size();
+    fewest = std::min(fewest, trained);
+    listed = std::min(listed, p.cells[k].train_views.size());
+    if (trained < p.cells[k].train_views.size()) cut = k;
+  }
+  ASSERT_LT(cut, p.cells.size()) << "no cell lists a view that trains nothing: the survey tests nothing here";
+  ASSERT_LT(fewest, listed) << "every cell lists more views than the fewest any trains on";
+  s.min_cell_views = fewest;
+  EXPECT_NO_THROW(make_plan(d, s));
+  s.min_cell_views = fewest + 1;  // every cell lists that many, one trains on fewer
+  try {
+    make_plan(d, s);
+    FAIL() << "a cell training on " << fewest << " views passed a minimum of " << fewest + 1;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("would train on " + std::to_string(fewest) + " views"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(PartitionCells, ViewsCroppedToTheCellsBox) {
   SurveySpec spec;
   const Dataset d = make_survey(spec);

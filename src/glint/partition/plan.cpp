@@ -6,6 +6,7 @@
 
 #include "glint/core/error.h"
 #include "glint/partition/box_coverage.h"
+#include "glint/partition/cell_dataset.h"
 
 namespace glint::partition {
 
@@ -183,12 +184,22 @@ Plan make_plan(const Dataset& data, const PlanSettings& settings) {
                          std::to_string(plan.cells.size()) +
                          " cells: an object-centric capture, which splitting cannot make smaller; train it whole "
                          "with glint train");
-  for (std::size_t k = 0; k < plan.cells.size(); ++k)
-    if (plan.cells[k].train_views.size() < settings.min_cell_views)
+  for (std::size_t k = 0; k < plan.cells.size(); ++k) {
+    // The views the cell's run uses: a listed view whose crop is empty trains nothing.
+    std::size_t views = plan.cells[k].train_views.size();
+    if (settings.crop_views && views >= settings.min_cell_views) {
+      try {
+        views = cell_dataset(data, plan, k).train.size();
+      } catch (const Error&) {
+        views = 0;
+      }
+    }
+    if (views < settings.min_cell_views)
       throw Error(src, "cell " + std::to_string(k) + " would train on " +
-                           std::to_string(plan.cells[k].train_views.size()) + " views (fewer than " +
+                           std::to_string(views) + " views (fewer than " +
                            std::to_string(settings.min_cell_views) +
                            "): ask for fewer cells (--cells, --cell-views) or train it whole with glint train");
+  }
   return plan;
 }
 
