@@ -101,6 +101,10 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   EXPECT_NE(r.err.find("cell 3 of 4: " + table_views["3"]), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cell 2 of 4: " + table_views["2"]), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("crops of views up to 80x60"), std::string::npos) << r.err;
+  // progress across the cells, after each cell trained by this run with cells still to come
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("cells: 3 of 4 done, [0-9.]+s so far; about [0-9.]+s for the 1 left")))
+      << r.err;
+  EXPECT_EQ(r.err.find("cells: 2 of 4 done"), std::string::npos) << r.err;  // cell 1 was already trained
   EXPECT_EQ(read_json(plan + "/cells/1/done.json")["steps"], 12);
   const nlohmann::json ej = read_json(plan + "/merged/eval.json");
   std::size_t kept = 0, trained = 0;

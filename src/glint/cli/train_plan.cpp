@@ -1,5 +1,6 @@
 #include "glint/cli/train_plan.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "glint/cli/backend_flag.h"
 #include "glint/cli/given_flags.h"
 #include "glint/cli/merge_run.h"
+#include "glint/cli/progress.h"
 #include "glint/core/error.h"
 #include "glint/partition/cell_dataset.h"
 #include "glint/partition/plan_file.h"
@@ -35,12 +37,14 @@ class PlanTrainer {
     const std::string options = normalized_json(resolve_train_options(args_.run, cell).to_json());
     const std::string label = "cell " + std::to_string(k) + " of " + std::to_string(plan_.cells.size());
 
+    skipped_ = false;
     if (const auto rec = read_cell_record(folder); rec && !args_.force) {
       if (rec->fingerprint != fingerprint)
         throw Error(cell_record_path(folder), label + " was trained for another plan; --force trains it again");
       if (normalized_json(rec->options) != options)
         throw Error(cell_record_path(folder), label + " was trained with other options; --force trains it again");
       if (!args_.quiet) std::fprintf(stderr, "%s: already trained (%s)\n", label.c_str(), cell_record_path(folder).c_str());
+      skipped_ = true;
       return 0;
     }
     TrainArgs a = args_;
@@ -78,6 +82,9 @@ class PlanTrainer {
     return run_training(a, hooks);
   }
 
+  // Whether the last train() found its cell already trained.
+  bool skipped() const { return skipped_; }
+
   const Dataset& full_dataset() {
     if (!full_) {
       DatasetOptions o = resolve(args_.data);
@@ -94,6 +101,7 @@ class PlanTrainer {
   TrainArgs args_;
   Backend& backend_;
   std::optional<Dataset> full_;
+  bool skipped_ = false;
 };
 
 }  // namespace
@@ -121,7 +129,13 @@ int run_plan_training(const CLI::App& cmd, const TrainArgs& given, long cell) {
 
   if (cell >= 0) return trainer.train(static_cast<std::size_t>(cell), given.out);
 
+  // Across the cells: time so far and, from the cells this run trained, an estimate of the
+  // rest (each cell's own bar knows only its own steps).
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t trained = 0;
+  double training = 0;  // seconds, the cells trained by this run
   for (std::size_t k = 0; k < n; ++k) {
+    const auto cell_start = std::chrono::steady_clock::now();
     const int code = trainer.train(k, "");
     if (code == 130) {
       std::fprintf(stderr, "stopped in cell %zu of %zu; run glint train %s again to continue\n", k, n,
@@ -129,6 +143,16 @@ int run_plan_training(const CLI::App& cmd, const TrainArgs& given, long cell) {
       return code;
     }
     if (code != 0) return code;
+    const auto now = std::chrono::steady_clock::now();
+    if (!trainer.skipped()) {  // a cell already trained says nothing about the others' time
+      ++trained;
+      training += std::chrono::duration<double>(now - cell_start).count();
+    }
+    const std::size_t left = n - 1 - k;
+    if (!a.quiet && left > 0 && !trainer.skipped())
+      std::fprintf(stderr, "cells: %zu of %zu done, %s so far; about %s for the %zu left\n", k + 1, n,
+                   format_duration(std::chrono::duration<double>(now - start).count()).c_str(),
+                   format_duration(training / static_cast<double>(trained) * static_cast<double>(left)).c_str(), left);
   }
   if (!a.quiet) std::fprintf(stderr, "all %zu cells trained; merging\n", n);
   MergeArgs m;
