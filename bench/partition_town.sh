@@ -15,7 +15,9 @@
 # on a shared machine one round's ratio moves by a tenth with what else the host runs.
 # PARTITION_FLAGS goes to glint partition (e.g. "--whole-views");
 # ORDER=cells-first starts with the cells;
-# REUSE_WHOLE=1 keeps the whole-scene run already in OUT_DIR (one round).
+# REUSE_WHOLE=1 keeps the whole-scene run already in OUT_DIR (one round);
+# CELL_STEPS=N trains the cells with N steps (--schedule-steps N) and the whole run with
+# STEPS: what fewer steps a cell costs in quality and seams (the targets ask for the same).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/glint_partition_town}
@@ -31,6 +33,9 @@ command -v python3 >/dev/null || { echo "partition_town.sh: python3 is needed to
 [ -x /usr/bin/time ] || { echo "partition_town.sh: /usr/bin/time is needed (Debian package time)" >&2; exit 2; }
 mkdir -p "$out"
 flags=(--steps "$steps" --schedule-steps "$steps" "${extra[@]}")
+cell_steps=${CELL_STEPS:-$steps}
+[[ "$cell_steps" =~ ^[1-9][0-9]*$ ]] || { echo "partition_town.sh: CELL_STEPS must be a positive whole number, not '$cell_steps'" >&2; exit 2; }
+cell_flags=(--steps "$cell_steps" --schedule-steps "$cell_steps" "${extra[@]}")
 rounds=${ROUNDS:-1}
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "partition_town.sh: ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
 round=1
@@ -55,7 +60,7 @@ cells() {
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$out/machine.txt"
 rm -rf "$out/plan" "$out"/round[0-9]*
 # shellcheck disable=SC2086
-"$glint" partition "$town" -o "$out/plan" --cells 2x2 ${PARTITION_FLAGS:-} -- "${flags[@]}" >"$out/partition.txt"
+"$glint" partition "$town" -o "$out/plan" --cells 2x2 ${PARTITION_FLAGS:-} -- "${cell_flags[@]}" >"$out/partition.txt"
 # REUSE_WHOLE=1 keeps an earlier whole-scene run in OUT (to compare partition settings).
 if [ "${REUSE_WHOLE:-0}" = 1 ] && [ -f "$out/whole.time" ] && [ -f "$out/whole/eval.json" ]; then
   mkdir -p "$out/round1" && cp "$out/whole.time" "$out/round1/whole.time"
@@ -70,9 +75,10 @@ else
   round=$rounds
 fi
 head -8 "$out/partition.txt"
-python3 - "$out" "$rounds" "$(cat "$out/machine.txt")" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+python3 - "$out" "$rounds" "$(cat "$out/machine.txt")" "$(cut -d' ' -f1-3 /proc/loadavg)" "$steps" "$cell_steps" <<'PY'
 import json, statistics, sys
 out, rounds, machine, load = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+steps, cell_steps = int(sys.argv[5]), int(sys.argv[6])
 def timing(n, r):
     w, u, s, kb = open(f"{out}/round{r}/{n}.time").read().split()[-4:]
     return float(w), float(u) + float(s), int(kb) / 1024
@@ -121,5 +127,7 @@ else:
           f" (rounds {min(wall):.3f}-{max(wall):.3f}; target <= 0.4), {statistics.median(cpu):.3f} x cpu;"
           f" the mean cell + merge {statistics.median(mean):.3f} x")
     print(f"memory: largest cell peak over the whole run's, largest of {rounds} rounds: {max(mem):.3f} x (target <= 0.45)")
+if cell_steps != steps:
+    print(f"cells trained with {cell_steps} steps, the whole run with {steps}: the targets are for the same steps")
 print(f"{machine}; load when done: {load}")
 PY
