@@ -143,13 +143,12 @@ int run_plan_training(const CLI::App& cmd, const TrainArgs& given, long cell) {
       return code;
     }
     if (code != 0) return code;
+    if (trainer.skipped()) continue;  // a cell already trained says nothing about the others' time
     const auto now = std::chrono::steady_clock::now();
-    if (!trainer.skipped()) {  // a cell already trained says nothing about the others' time
-      ++trained;
-      training += std::chrono::duration<double>(now - cell_start).count();
-    }
+    ++trained;
+    training += std::chrono::duration<double>(now - cell_start).count();
     const std::size_t left = n - 1 - k;
-    if (!a.quiet && left > 0 && !trainer.skipped())
+    if (!a.quiet && left > 0)
       std::fprintf(stderr, "cells: %zu of %zu done, %s so far; about %s for the %zu left\n", k + 1, n,
                    format_duration(std::chrono::duration<double>(now - start).count()).c_str(),
                    format_duration(training / static_cast<double>(trained) * static_cast<double>(left)).c_str(), left);

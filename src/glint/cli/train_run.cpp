@@ -74,7 +74,6 @@ class CliObserver final : public RunObserver {
   double last_loss_ = 0;
 };
 
-// out/<name>: the dataset folder's name, or a video's name without its extension.
 // The training images' size: one size, or (a partition cell's crops, a capture from
 // several cameras) the range.
 std::string view_sizes(const std::vector<View>& views) {
@@ -91,6 +90,7 @@ std::string view_sizes(const std::vector<View>& views) {
   return std::to_string(w0) + "x" + std::to_string(h0);
 }
 
+// out/<name>: the dataset folder's name, or a video's name without its extension.
 std::string default_output(const std::string& input) {
   fs::path p = fs::path(input).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();

@@ -186,14 +186,10 @@ Plan make_plan(const Dataset& data, const PlanSettings& settings) {
                          "with glint train");
   for (std::size_t k = 0; k < plan.cells.size(); ++k) {
     // The views the cell's run uses: a listed view whose crop is empty trains nothing.
+    // (cell_dataset's own one-line errors, a cell no view shows or without initial points,
+    // refuse the plan here rather than when the cell trains.)
     std::size_t views = plan.cells[k].train_views.size();
-    if (settings.crop_views && views >= settings.min_cell_views) {
-      try {
-        views = cell_dataset(data, plan, k).train.size();
-      } catch (const Error&) {
-        views = 0;
-      }
-    }
+    if (settings.crop_views && views >= settings.min_cell_views) views = cell_dataset(data, plan, k).train.size();
     if (views < settings.min_cell_views)
       throw Error(src, "cell " + std::to_string(k) + " would train on " +
                            std::to_string(views) + " views (fewer than " +
