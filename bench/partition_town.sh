@@ -17,7 +17,9 @@
 # ORDER=cells-first starts with the cells;
 # REUSE_WHOLE=1 keeps the whole-scene run already in OUT_DIR (one round);
 # CELL_STEPS=N trains the cells with N steps (--schedule-steps N) and the whole run with
-# STEPS: what fewer steps a cell costs in quality and seams (the targets ask for the same).
+# STEPS: what fewer steps a cell costs in quality and seams (the targets ask for the same);
+# TOWN=DIR trains and evaluates another copy of town, e.g. one with more held-out views
+# (bench/town_test_views.sh): town's own 24 are too few to resolve the seam target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/glint_partition_town}
@@ -26,7 +28,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
 glint=${GLINT:-$(pwd)/build/src/glint}  # GLINT: another build's glint (an A/B of two builds)
-town=../shared/datasets/town
+town=${TOWN:-../shared/datasets/town}
 [ -x "$glint" ] || { echo "build first: cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build" >&2; exit 2; }
 [ -d "$town" ] || { echo "no town dataset at $town" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "partition_town.sh: python3 is needed to read eval.json" >&2; exit 2; }
@@ -91,10 +93,19 @@ def round_ratios(r):  # the longest cell + merge (wall, cpu), the mean cell + me
 whole = json.load(open(f"{out}/whole/eval.json"))
 merged = json.load(open(f"{out}/plan/merged/eval.json"))
 border = {v["name"]: v["border"] for v in merged["test"]["views"]}
+if {v["name"] for v in whole["test"]["views"]} != set(border):
+    sys.exit(f"partition_town.sh: {out}/whole was evaluated on other held-out views than the merged model"
+             " (another TOWN?): run without REUSE_WHOLE")
 def split(views):
     b = [v["psnr"] for v in views if border[v["name"]]]
     i = [v["psnr"] for v in views if not border[v["name"]]]
     return sum(b) / len(b), len(b), sum(i) / len(i), len(i)
+def sem(xs):  # standard error of the mean
+    return statistics.stdev(xs) / len(xs) ** 0.5 if len(xs) > 1 else float("nan")
+def diff_sem(views):  # of the border mean minus the interior mean
+    b = [v for n, v in views.items() if border[n]]
+    i = [v for n, v in views.items() if not border[n]]
+    return (sem(b) ** 2 + sem(i) ** 2) ** 0.5
 ratios = [round_ratios(r) for r in range(1, rounds + 1)]
 _, _, _, _, (tw, tc, tm), cells, (mw, mc, mm) = ratios[-1]  # the table: the last round
 print(f"{'run':<8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'splats':>8}")
@@ -108,12 +119,17 @@ wb, nb, wi, ni = split(whole["test"]["views"])
 mb, _, mi, _ = split(merged["test"]["views"])
 print(f"held-out PSNR ({len(border)} views): whole {whole['test']['mean_psnr']:.2f} dB, merged {merged['test']['mean_psnr']:.2f} dB"
       f" ({merged['test']['mean_psnr'] - whole['test']['mean_psnr']:+.2f}; target >= 0)")
-print(f"merged: {nb} views across a border {mb:.2f} dB, {ni} within one cell {mi:.2f} dB ({mb - mi:+.2f}; target >= -0.5)")
-print(f"whole:  the same views {wb:.2f} dB / {wi:.2f} dB ({wb - wi:+.2f})")
-# the split is of a few views whose difficulty differs: the merged model's gain over the
-# whole run on the same views compares border and interior views each with themselves
+mpsnr = {v["name"]: v["psnr"] for v in merged["test"]["views"]}
+wpsnr = {v["name"]: v["psnr"] for v in whole["test"]["views"]}
+# +- one standard error, from the spread of the views' PSNRs: the two groups are different
+# views, whose difficulty differs by far more than a seam
+print(f"merged: {nb} views across a border {mb:.2f} dB, {ni} within one cell {mi:.2f} dB"
+      f" ({mb - mi:+.2f} +- {diff_sem(mpsnr):.2f}; target >= -0.5)")
+print(f"whole:  the same views {wb:.2f} dB / {wi:.2f} dB ({wb - wi:+.2f} +- {diff_sem(wpsnr):.2f})")
+# the merged model's gain over the whole run compares each view with itself, which takes
+# the views' difficulty out of the spread
 print(f"merged over whole on the same views: across a border {mb - wb:+.2f} dB, within one cell {mi - wi:+.2f} dB"
-      f" ({(mb - wb) - (mi - wi):+.2f})")
+      f" ({(mb - wb) - (mi - wi):+.2f} +- {diff_sem({n: mpsnr[n] - wpsnr[n] for n in mpsnr}):.2f})")
 if rounds == 1:
     wall, cpu, mean, mem = ratios[0][:4]
     lw = max(c[0] for c in cells)
