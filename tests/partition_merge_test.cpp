@@ -3,6 +3,7 @@
 // hand edits are one-line errors naming the cell.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -163,6 +164,25 @@ TEST(PartitionMerge, LooksAcrossABorder) {
   };
   EXPECT_FALSE(looking_down(inside));
   EXPECT_TRUE(looking_down(corner));
+}
+
+TEST(PartitionMerge, BorderDistanceIsToTheNearestCoreEdgeAnotherCellShares) {
+  const Plan p = hand_plan();
+  // cell 0's core is [-10, 0.5) x [-5, -1.25): its shared edges are u = 0.5 and v = -1.25
+  EXPECT_DOUBLE_EQ(border_distance(p, {-3, -3, 0}), 1.75);
+  EXPECT_DOUBLE_EQ(border_distance(p, {-3, -3, 7}), 1.75);  // on the ground: height is no distance
+  EXPECT_DOUBLE_EQ(border_distance(p, {-8, -4, 0}), 2.75);
+  // beyond the bounds: clamped to their corner (-10, -5) as ownership is
+  EXPECT_DOUBLE_EQ(border_distance(p, {-30, -40, 0}), 3.75);
+  // cell 2 ([0.5, 10) x [-5, 2.75)) and cell 3 ([0.5, 10] x [2.75, 5])
+  EXPECT_DOUBLE_EQ(border_distance(p, {8, -4.5, 0}), 7.25);
+  EXPECT_DOUBLE_EQ(border_distance(p, {5, 4, 0}), 1.25);
+  EXPECT_DOUBLE_EQ(border_distance(p, {0.5, 0, 0}), 0.0);  // on a cut
+  Plan one = p;
+  one.shape = {1, 1};
+  one.cells.resize(1);
+  one.cells[0].core = p.bounds;
+  EXPECT_TRUE(std::isinf(border_distance(one, {0, 0, 0})));
 }
 
 TEST(PartitionFile, RoundTrip) {

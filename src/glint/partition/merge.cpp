@@ -1,6 +1,7 @@
 #include "glint/partition/merge.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "glint/core/error.h"
 #include "glint/partition/box_coverage.h"
@@ -117,6 +118,20 @@ bool looks_across_border(const Plan& plan, const Camera& camera, double min_shar
   int cells = 0;
   for (double s : share) cells += s >= min_share * ground;
   return cells >= 2;
+}
+
+double border_distance(const Plan& plan, Vec3d world) {
+  const GroundRect& b = plan.bounds;
+  const GroundRect& c = plan.cells[plan.owner(world)].core;
+  const Vec2d g = plan.ground(world);
+  const double u = std::clamp(g.x, b.u0, b.u1), v = std::clamp(g.y, b.v0, b.v1);
+  // the cores tile the bounds: an edge that is not on the bounds is another core's too
+  double d = std::numeric_limits<double>::infinity();
+  if (c.u0 > b.u0) d = std::min(d, u - c.u0);
+  if (c.u1 < b.u1) d = std::min(d, c.u1 - u);
+  if (c.v0 > b.v0) d = std::min(d, v - c.v0);
+  if (c.v1 < b.v1) d = std::min(d, c.v1 - v);
+  return d;
 }
 
 }  // namespace glint::partition

@@ -52,4 +52,10 @@ GaussianModel cut_cell(const Plan& plan, std::size_t cell, const GaussianModel& 
 // merged model's held-out views are scored apart by this, to show seams.
 bool looks_across_border(const Plan& plan, const Camera& camera, double min_share = 0.15);
 
+// How far a world point lies on the ground from the nearest point another cell owns: the
+// distance from its ground position (clamped into the plan's bounds, as ownership is) to
+// the nearest edge of its owner's core that another core shares. Infinite in a plan of one
+// cell. Seams show as error that rises as this falls (bench/seam_profile.cpp).
+double border_distance(const Plan& plan, Vec3d world);
+
 }  // namespace glint::partition
