@@ -20,6 +20,7 @@
 # STEPS: what fewer steps a cell costs in quality and seams (the targets ask for the same);
 # TOWN=DIR trains and evaluates another copy of town, e.g. one with more held-out views
 # (bench/town_test_views.sh): town's own 24 are too few to resolve the seam target.
+# Last, bench_seam_profile (SEAM_PROFILE= another build's) measures the seams pixel by pixel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/glint_partition_town}
@@ -151,3 +152,11 @@ if cell_steps != steps:
     print(f"cells trained with {cell_steps} steps, the whole run with {steps}: the targets are for the same steps")
 print(f"{machine}; load when done: {load}")
 PY
+# the seams pixel by pixel (bench/seam_profile.cpp): the merged model against the whole run
+seam_profile=${SEAM_PROFILE:-$(pwd)/build/bench/bench_seam_profile}
+if [ -x "$seam_profile" ]; then
+  echo
+  "$seam_profile" "$out/plan" "$town" "$out/whole/scene.ply" "$out/plan/merged/scene.ply"
+else
+  echo "no $seam_profile: build it (ninja -C build bench_seam_profile) for the seam profile" >&2
+fi
