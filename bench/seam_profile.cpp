@@ -8,14 +8,16 @@
 // comparison of views that look across a border with views that do not needs hundreds of
 // views to resolve half a dB. The same figures about each core's middle lines, where no
 // border is, show what the method gives where there is no seam.
-//   bench_seam_profile PLAN DATASET REFERENCE.ply MODEL.ply [MODEL.ply ...]
+//   bench_seam_profile [--cell K] PLAN DATASET REFERENCE.ply MODEL.ply [MODEL.ply ...]
 // DATASET: the plan's dataset or a copy of it with other held-out views
-// (bench/town_test_views.sh).
+// (bench/town_test_views.sh). --cell K scores only the pixels whose surface cell K owns:
+// with cell K's own model and the merged model, what merging adds to a seam.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -103,14 +105,25 @@ Mean mean_over_views(const std::vector<ViewBins>& views, std::size_t m, int bin)
 }
 
 int run(int argc, char** argv) {
+  long only_cell = -1;
+  if (argc > 2 && std::string(argv[1]) == "--cell") {
+    char* end = nullptr;
+    only_cell = std::strtol(argv[2], &end, 10);
+    if (*argv[2] == '\0' || *end != '\0' || only_cell < 0) throw Error("--cell", std::string("not a cell number: ") + argv[2]);
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s PLAN DATASET REFERENCE.ply MODEL.ply [MODEL.ply ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: bench_seam_profile [--cell K] PLAN DATASET REFERENCE.ply MODEL.ply [MODEL.ply ...]\n");
     return 2;
   }
   const partition::Plan plan = partition::load_plan(argv[1]);
   if (!plan.dataset_args.empty())
     throw Error(argv[1], "the plan was made with dataset flags; this benchmark reads datasets without any");
   if (plan.cells.size() < 2) throw Error(argv[1], "the plan has one cell: there is no border to measure");
+  if (only_cell >= static_cast<long>(plan.cells.size()))
+    throw Error(argv[1], "--cell " + std::to_string(only_cell) + ": the plan has " + std::to_string(plan.cells.size()) +
+                             " cells");
   const Dataset data = load_dataset(argv[2]);
   if (data.test.empty()) throw Error(argv[2], "no held-out views to score");
   std::vector<GaussianModel> models;  // the reference first
@@ -147,6 +160,7 @@ int run(int argc, char** argv) {
             if (!(z > 0)) continue;  // nothing there: no surface to place
             const Vec3d in_camera{(x + 0.5 - cam.cx) / cam.fx * z, (y + 0.5 - cam.cy) / cam.fy * z, z};
             const Vec3d world = to_world * (in_camera - cam.t);
+            if (only_cell >= 0 && plan.owner(world) != static_cast<std::size_t>(only_cell)) continue;
             at_border[p] = bin_of(partition::border_distance(plan, world));
             at_middle[p] = bin_of(middle_distance(plan, world));
             if (at_border[p] >= 0) vb[static_cast<std::size_t>(at_border[p])].pixels += 1;
@@ -169,6 +183,7 @@ int run(int argc, char** argv) {
   }
   if (tty) std::fprintf(stderr, "\n");
 
+  if (only_cell >= 0) std::printf("the pixels of cell %ld only\n", only_cell);
   std::printf("%zu held-out views; per bin of ground distance from the nearest border between cells: each\n"
               "model's gain over the reference there minus its gain 0.5-8 away in the same view, dB, mean\n"
               "over the views +- its standard error (a seam: negative next to a border)\n",
