@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "glint/core/error.h"
 #include "glint/io/dataset.h"
 #include "glint/io/image_cache.h"
 #include "glint/io/image_io.h"
@@ -104,6 +105,38 @@ TEST(DatasetMasks, AlphaMaskKeepsTheColourAndUsesTheAlpha) {
   EXPECT_EQ(px.image.data, drop_alpha(rgba).data);  // not composited over the background
   EXPECT_EQ(px.mask.data, channel_plane(rgba, 3).data);
   expect_info_error(quoted(d.str()) + " --alpha-mask --masks " + quoted(d.str()), "--alpha-mask", "one or the other");
+}
+
+TEST(DatasetMasks, AMaskMadeInMemoryMultipliesIntoTheFileMaskAndIsCroppedWithTheView) {
+  TempDir d;
+  write_colmap_dataset(d.str(), 2);
+  fs::create_directories(d.str("masks"));
+  write_file(d.str("masks/img_0.png"), encode_png(left_mask(32, 24, 8)));  // 0 on columns 0-7
+  DatasetOptions o;
+  o.test_every = 0;
+  Dataset data = load_dataset(d.str(), o);
+  // 128 on columns 0-15, 255 elsewhere, at the picture's size
+  Image8 m = left_mask(32, 24, 16);
+  for (std::uint8_t& v : m.data) v = v == 0 ? 128 : 255;
+  for (View& v : data.train) v.mask_in_memory = std::make_shared<const Image8>(m);
+  EXPECT_EQ(data.masked_views(), 2u);
+  const ViewPixels with_file = data.load_view(data.train[0]), alone = data.load_view(data.train[1]);
+  for (int x = 0; x < 32; ++x) {
+    EXPECT_EQ(with_file.mask.row(5)[x], x < 8 ? 0 : x < 16 ? 128 : 255) << x;
+    EXPECT_EQ(alone.mask.row(5)[x], x < 16 ? 128 : 255) << x;
+  }
+  const ViewPixels cropped = data.load_view(crop_view(data.train[1], 12, 4, 10, 8));
+  ASSERT_EQ(cropped.mask.width, 10);
+  for (int x = 0; x < 10; ++x) EXPECT_EQ(cropped.mask.row(0)[x], 12 + x < 16 ? 128 : 255) << x;
+  // the wrong size: one line naming the image
+  data.train[1].mask_in_memory = std::make_shared<const Image8>(left_mask(16, 12, 2));
+  try {
+    data.load_view(data.train[1]);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("img_1.png"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("16x12x1, not 32x24x1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(DatasetMasks, BadMasksAreOneLineErrorsNamingTheFile) {

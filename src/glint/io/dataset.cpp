@@ -436,6 +436,19 @@ ViewPixels Dataset::load_view(const View& v, bool keep_alpha) const {
     // brought to the image's size first, so that undistortion samples it as the image
     out.mask = m.width == k.width && m.height == k.height ? mask_plane(m) : resize_area(mask_plane(m), k.width, k.height);
   }
+  if (v.mask_in_memory) {
+    const Image8& m = *v.mask_in_memory;
+    if (m.width != k.width || m.height != k.height || m.channels != 1)
+      throw Error(v.source.path, "its mask made in memory is " + std::to_string(m.width) + "x" + std::to_string(m.height) +
+                                     "x" + std::to_string(m.channels) + ", not " + std::to_string(k.width) + "x" +
+                                     std::to_string(k.height) + "x1");
+    if (out.mask.data.empty()) {
+      out.mask = m;
+    } else {
+      for (std::size_t i = 0; i < m.data.size(); ++i)
+        out.mask.data[i] = static_cast<std::uint8_t>((out.mask.data[i] * m.data[i] + 127) / 255);
+    }
+  }
   if (v.undistort) {
     img = undistort_image(img, v.source.lens, v.pinhole);
     if (!out.mask.data.empty()) out.mask = undistort_image(out.mask, v.source.lens, v.pinhole);

@@ -4,6 +4,7 @@
 // decoded here (see image_cache.h); only their headers are checked.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,10 @@ struct View {
   // and cut to the camera's size at (crop_x, crop_y). full_width 0: the whole picture.
   int crop_x = 0, crop_y = 0, full_width = 0, full_height = 0;
   bool alpha_mask = false;  // the image's alpha is its mask (source.mask_path is then empty)
-  bool has_mask() const { return alpha_mask || !source.mask_path.empty(); }
+  // A mask made by a program rather than read from a file (one channel, at the picture's
+  // size, source.lens.k), multiplied into the view's other mask if it has one.
+  std::shared_ptr<const Image8> mask_in_memory;
+  bool has_mask() const { return alpha_mask || !source.mask_path.empty() || mask_in_memory != nullptr; }
 };
 
 // A view's pixels as training and evaluation use them: the image, and its mask (one
