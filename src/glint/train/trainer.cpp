@@ -68,6 +68,17 @@ Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& b
   strategy_ = make_strategy(options_, dataset.radius);
 }
 
+Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache,
+                 SplatSet initial, long start_step)
+    : dataset_(dataset),
+      options_(options),
+      session_(backend.start_training(setup_of(dataset, options, cache), std::move(initial))),
+      rng_(options.seed),
+      step_(start_step) {
+  means_lr_ = position_lr_schedule(options_.lr, dataset.radius);
+  strategy_ = make_strategy(options_, dataset.radius);
+}
+
 void Trainer::restore(TrainCheckpoint ckp, const std::string& what) {
   nlohmann::json saved = nlohmann::json::parse(ckp.options_json, nullptr, false);
   nlohmann::json now = nlohmann::json::parse(options_.to_json());

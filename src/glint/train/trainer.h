@@ -78,6 +78,10 @@ class Trainer {
   // `cache` serves the images of dataset.train. The state lives in the backend's training
   // session; only scalars cross per step.
   Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache);
+  // Starts from `initial` (fresh Adam moments as it holds them) at step `start_step` of
+  // the schedule instead of from the dataset's points at step 0 (train/fine_tune.h).
+  Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache, SplatSet initial,
+          long start_step);
 
   // Continues from a checkpoint; throws glint::Error naming `what` when it was written
   // with other options.
