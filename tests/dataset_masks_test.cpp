@@ -115,7 +115,7 @@ TEST(DatasetMasks, AMaskMadeInMemoryMultipliesIntoTheFileMaskAndIsCroppedWithThe
   DatasetOptions o;
   o.test_every = 0;
   Dataset data = load_dataset(d.str(), o);
-  // 128 on columns 0-15, 255 elsewhere, at the picture's size
+  // 128 on columns 0-15, 255 elsewhere, at the camera's size
   Image8 m = left_mask(32, 24, 16);
   for (std::uint8_t& v : m.data) v = v == 0 ? 128 : 255;
   for (View& v : data.train) v.mask_in_memory = std::make_shared<const Image8>(m);
@@ -128,6 +128,14 @@ TEST(DatasetMasks, AMaskMadeInMemoryMultipliesIntoTheFileMaskAndIsCroppedWithThe
   const ViewPixels cropped = data.load_view(crop_view(data.train[1], 12, 4, 10, 8));
   ASSERT_EQ(cropped.mask.width, 10);
   for (int x = 0; x < 10; ++x) EXPECT_EQ(cropped.mask.row(0)[x], 12 + x < 16 ? 128 : 255) << x;
+  // at the camera's size, also when the picture is loaded smaller (--downscale)
+  o.downscale = 2;
+  Dataset half = load_dataset(d.str(), o);
+  half.train[1].mask_in_memory = std::make_shared<const Image8>(left_mask(16, 12, 4));
+  const ViewPixels small = half.load_view(half.train[1]);
+  ASSERT_EQ(small.mask.width, 16);
+  EXPECT_EQ(small.mask.row(3)[3], 0);
+  EXPECT_EQ(small.mask.row(3)[4], 255);
   // the wrong size: one line naming the image
   data.train[1].mask_in_memory = std::make_shared<const Image8>(left_mask(16, 12, 2));
   try {

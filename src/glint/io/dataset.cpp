@@ -436,12 +436,19 @@ ViewPixels Dataset::load_view(const View& v, bool keep_alpha) const {
     // brought to the image's size first, so that undistortion samples it as the image
     out.mask = m.width == k.width && m.height == k.height ? mask_plane(m) : resize_area(mask_plane(m), k.width, k.height);
   }
+  if (v.undistort) {
+    img = undistort_image(img, v.source.lens, v.pinhole);
+    if (!out.mask.data.empty()) out.mask = undistort_image(out.mask, v.source.lens, v.pinhole);
+  }
+  const int w = v.full_width == 0 ? v.camera.width : v.full_width, h = v.full_width == 0 ? v.camera.height : v.full_height;
+  out.image = resize_area(img, w, h);
+  if (!out.mask.data.empty()) out.mask = resize_area(out.mask, w, h);
   if (v.mask_in_memory) {
     const Image8& m = *v.mask_in_memory;
-    if (m.width != k.width || m.height != k.height || m.channels != 1)
+    if (m.width != w || m.height != h || m.channels != 1)
       throw Error(v.source.path, "its mask made in memory is " + std::to_string(m.width) + "x" + std::to_string(m.height) +
-                                     "x" + std::to_string(m.channels) + ", not " + std::to_string(k.width) + "x" +
-                                     std::to_string(k.height) + "x1");
+                                     "x" + std::to_string(m.channels) + ", not " + std::to_string(w) + "x" +
+                                     std::to_string(h) + "x1");
     if (out.mask.data.empty()) {
       out.mask = m;
     } else {
@@ -449,19 +456,9 @@ ViewPixels Dataset::load_view(const View& v, bool keep_alpha) const {
         out.mask.data[i] = static_cast<std::uint8_t>((out.mask.data[i] * m.data[i] + 127) / 255);
     }
   }
-  if (v.undistort) {
-    img = undistort_image(img, v.source.lens, v.pinhole);
-    if (!out.mask.data.empty()) out.mask = undistort_image(out.mask, v.source.lens, v.pinhole);
-  }
-  if (v.full_width == 0) {
-    out.image = resize_area(img, v.camera.width, v.camera.height);
-    if (!out.mask.data.empty()) out.mask = resize_area(out.mask, v.camera.width, v.camera.height);
-    return out;
-  }
-  out.image = crop_image(resize_area(img, v.full_width, v.full_height), v.crop_x, v.crop_y, v.camera.width, v.camera.height);
-  if (!out.mask.data.empty())
-    out.mask = crop_image(resize_area(out.mask, v.full_width, v.full_height), v.crop_x, v.crop_y, v.camera.width,
-                          v.camera.height);
+  if (v.full_width == 0) return out;
+  out.image = crop_image(out.image, v.crop_x, v.crop_y, v.camera.width, v.camera.height);
+  if (!out.mask.data.empty()) out.mask = crop_image(out.mask, v.crop_x, v.crop_y, v.camera.width, v.camera.height);
   return out;
 }
 

@@ -45,8 +45,9 @@ struct View {
   // and cut to the camera's size at (crop_x, crop_y). full_width 0: the whole picture.
   int crop_x = 0, crop_y = 0, full_width = 0, full_height = 0;
   bool alpha_mask = false;  // the image's alpha is its mask (source.mask_path is then empty)
-  // A mask made by a program rather than read from a file (one channel, at the picture's
-  // size, source.lens.k), multiplied into the view's other mask if it has one.
+  // A mask made by a program rather than read from a file (one channel, at the size of
+  // the picture as loaded: full_width x full_height for a cropped view, else the camera's),
+  // multiplied into the view's other mask if it has one, and cropped with the view.
   std::shared_ptr<const Image8> mask_in_memory;
   bool has_mask() const { return alpha_mask || !source.mask_path.empty() || mask_in_memory != nullptr; }
 };
