@@ -4,12 +4,17 @@
 // model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "glint/io/model_file.h"
+#include "glint/partition/merge.h"
+#include "glint/partition/plan_file.h"
+#include "glint/partition/seam_band.h"
 #include "test_support.h"
 
 using namespace glint::test;
@@ -122,6 +127,33 @@ TEST(PartitionCli, TownPlanTrainMergeAndRerun) {
   r = run_glint("eval " + plan + "/merged/scene.ply " + town + " --downscale 4 --json " + tmp.str("eval.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(read_json(tmp.str("eval.json"))["mean_psnr"].get<double>(), ej["test"]["mean_psnr"].get<double>(), 1e-9);
+  // The seam polish trained the splats near the borders; every other splat is as merged.
+  const nlohmann::json& sp = ej["seam_polish"];
+  EXPECT_EQ(sp["steps"], 300);
+  EXPECT_GT(sp["views"].get<std::size_t>(), 0u);
+  EXPECT_GT(sp["splats_changed"].get<std::size_t>(), 0u);
+  EXPECT_LT(sp["splats_changed"].get<std::size_t>(), sp["splats_trained"].get<std::size_t>());
+  r = run_glint("merge " + plan + " --seam-steps 0 -q -o " + tmp.str("unpolished"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(tmp.str("unpolished/eval.json"))["seam_polish"]["steps"], 0);
+  {
+    const glint::GaussianModel polished = glint::load_model(plan + "/merged/scene.ply");
+    const glint::GaussianModel plain = glint::load_model(tmp.str("unpolished/scene.ply"));
+    ASSERT_EQ(polished.size(), plain.size());
+    const glint::partition::Plan p = glint::partition::load_plan(plan);
+    const double keep = glint::partition::seam_widths(p).keep;
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      const bool same = std::equal(plain.means.begin() + 3 * i, plain.means.begin() + 3 * i + 3, polished.means.begin() + 3 * i) &&
+                        plain.sh_dc[3 * i] == polished.sh_dc[3 * i] && plain.opacity_logits[i] == polished.opacity_logits[i];
+      if (same) continue;
+      ++differ;
+      const glint::Vec3d c{plain.means[3 * i], plain.means[3 * i + 1], plain.means[3 * i + 2]};
+      EXPECT_LT(glint::partition::border_distance(p, c), keep) << "splat " << i;
+    }
+    EXPECT_GT(differ, 0u);
+    EXPECT_LE(differ, sp["splats_changed"].get<std::size_t>());
+  }
 
   // Run again: nothing to train, the same merge.
   const std::string before = read_file(plan + "/merged/scene.ply");

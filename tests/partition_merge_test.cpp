@@ -11,6 +11,7 @@
 #include "glint/core/error.h"
 #include "glint/partition/merge.h"
 #include "glint/partition/plan_file.h"
+#include "glint/partition/seam_band.h"
 #include "support/survey_builder.h"
 #include "test_support.h"
 
@@ -183,6 +184,51 @@ TEST(PartitionMerge, BorderDistanceIsToTheNearestCoreEdgeAnotherCellShares) {
   one.cells.resize(1);
   one.cells[0].core = p.bounds;
   EXPECT_TRUE(std::isinf(border_distance(one, {0, 0, 0})));
+}
+
+TEST(PartitionSeamBand, WidthsFollowTheShortestCoreSide) {
+  const Plan p = hand_plan();
+  // cores' sides within the bounds: 10.5 x 3.75, 10.5 x 6.25, 9.5 x 7.75, 9.5 x 2.25
+  const SeamWidths w = seam_widths(p);
+  EXPECT_DOUBLE_EQ(w.train, 0.225);
+  EXPECT_DOUBLE_EQ(w.supervise, 0.16875);
+  EXPECT_DOUBLE_EQ(w.keep, 0.1125);
+  Plan one = p;
+  one.cells.resize(1);
+  one.cells[0].core = p.bounds;
+  EXPECT_EQ(seam_widths(one).train, 0.0);
+}
+
+TEST(PartitionSeamBand, RowsAndPixelsNearBorders) {
+  const Plan p = hand_plan();
+  GaussianModel m = random_model(4, p.bounds, 3);
+  const float at[4][2] = {{0.4f, -3.f}, {-3.f, -3.f}, {0.5f, 0.f}, {7.f, 2.5f}};  // 0.1, 1.75, 0, 0.25 from a border
+  for (std::size_t i = 0; i < 4; ++i) {
+    m.means[3 * i] = at[i][0];
+    m.means[3 * i + 1] = at[i][1];
+  }
+  EXPECT_EQ(rows_near_borders(p, m, 0.2), (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(rows_near_borders(p, m, 0.3), (std::vector<std::size_t>{0, 2, 3}));
+  // Straight down from 10 units over (0.5, -3): pixel (x, y) shows the ground point
+  // (0.5 + x + 0.5 - 16, -3 - (y + 0.5 - 12)).
+  Camera cam;
+  cam.width = 32;
+  cam.height = 24;
+  cam.fx = cam.fy = 10;
+  cam.cx = 16;
+  cam.cy = 12;
+  cam.R = Mat3d{{1, 0, 0, 0, -1, 0, 0, 0, -1}};
+  cam.t = -(cam.R * Vec3d{0.5, -3, 10});
+  ImageF depth(32, 24, 1, 10.f);
+  depth.data[5 * 32 + 15] = 0;  // nothing drawn there
+  const Image8 mask = border_pixels(p, cam, depth, 1.0);
+  ASSERT_EQ(mask.width, 32);
+  ASSERT_EQ(mask.channels, 1);
+  EXPECT_EQ(mask.row(11)[15], 255);  // (0, -2.5): 0.5 from u = 0.5
+  EXPECT_EQ(mask.row(11)[19], 0);    // (4, -2.5): cell 2's, 3.5 from u = 0.5 and 5.25 from v = 2.75
+  EXPECT_EQ(mask.row(20)[16], 255);  // (1, -11.5): past the bounds, clamped to (1, -5): 0.5 from u = 0.5
+  EXPECT_EQ(mask.row(2)[8], 0);      // (-7, 6.5): clamped to (-7, 5), cell 1's, 6.25 from v = -1.25
+  EXPECT_EQ(mask.row(5)[15], 0);     // no surface
 }
 
 TEST(PartitionFile, RoundTrip) {

@@ -16,14 +16,27 @@
 #include "glint/io/model_file.h"
 #include "glint/partition/cell_dataset.h"
 #include "glint/partition/merge.h"
+#include "glint/cli/train_run.h"
 #include "glint/partition/plan_file.h"
+#include "glint/partition/seam_polish.h"
 #include "glint/train/evaluate.h"
 #include "glint/train/run.h"
+#include "glint/train/run_options.h"
 
 namespace glint::cli {
 
 namespace fs = std::filesystem;
 using namespace glint::partition;
+
+// The cells' training options as the plan stores them (its training flags), resolved
+// against the whole dataset: the seam polish runs the end of their schedule.
+TrainOptions plan_train_options(const std::string& plan_arg, const Plan& plan, const Dataset& data) {
+  TrainArgs t;
+  const auto parsed = parse_flag_tokens([&](CLI::App& app) { add_train_flags(app, t); }, plan.train_args,
+                                        plan_json_path(plan_arg) + ": training flags");
+  note_user_set(*parsed, t);
+  return resolve_train_options(t.run, data);
+}
 
 DatasetOptions plan_dataset_options(const Plan& plan) {
   DatasetFlags flags;
@@ -96,8 +109,24 @@ int run_merge(MergeArgs a, Backend* backend_in) {
       throw Error(ply, e.what());
     }
   }
-  const GaussianModel merged = merger.take();
+  GaussianModel merged = merger.take();
   const double merge_s = std::chrono::duration<double>(clock::now() - t0).count();
+  SeamPolishReport polish;
+  double polish_s = 0;
+  if (a.seam_steps > 0) {
+    const auto p0 = clock::now();
+    const TrainOptions options = plan_train_options(a.plan, plan, data);
+    Progress progress("seams", a.seam_steps);
+    merged = polish_seams(plan, merged, data, options, a.seam_steps, backend, &polish, [&](long s) {
+      if (!a.quiet) progress.update(s);
+    });
+    if (!a.quiet) progress.finish();
+    polish_s = std::chrono::duration<double>(clock::now() - p0).count();
+    if (!a.quiet)
+      std::printf("seam polish: %ld steps on the border strips of %zu training views: %zu splats trained, %zu kept "
+                  "trained (%.1f s)\n",
+                  polish.steps, polish.views, polish.splats_trained, polish.splats_changed, polish_s);
+  }
   const std::string out_ply = (fs::path(a.out) / "scene.ply").string();
   save_model(out_ply, merged);
 
@@ -145,6 +174,11 @@ int run_merge(MergeArgs a, Backend* backend_in) {
                   interior.views ? interior.psnr / interior.views : 0.0, interior.views);
     }
   }
+  j["seam_polish"] = {{"steps", polish.steps},
+                      {"views", polish.views},
+                      {"splats_trained", polish.splats_trained},
+                      {"splats_changed", polish.splats_changed},
+                      {"time_s", polish_s}};
   j["backend"] = backend.name();
   j["merge_time_s"] = merge_s;
   j["wall_time_s"] = std::chrono::duration<double>(clock::now() - t0).count();

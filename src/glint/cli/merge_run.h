@@ -13,6 +13,7 @@ struct MergeArgs {
   std::string plan;
   std::string out;  // default PLAN/merged
   std::string backend = "auto";
+  long seam_steps = 300;  // the seam polish's steps (partition/seam_polish.h); 0: none
   bool force = false;
   bool quiet = false;
 };
