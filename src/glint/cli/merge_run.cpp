@@ -11,12 +11,12 @@
 #include "glint/cli/given_flags.h"
 #include "glint/cli/output_dir.h"
 #include "glint/cli/progress.h"
+#include "glint/cli/train_run.h"
 #include "glint/core/error.h"
 #include "glint/io/atomic_file.h"
 #include "glint/io/model_file.h"
 #include "glint/partition/cell_dataset.h"
 #include "glint/partition/merge.h"
-#include "glint/cli/train_run.h"
 #include "glint/partition/plan_file.h"
 #include "glint/partition/seam_polish.h"
 #include "glint/train/evaluate.h"
@@ -28,6 +28,14 @@ namespace glint::cli {
 namespace fs = std::filesystem;
 using namespace glint::partition;
 
+DatasetOptions plan_dataset_options(const Plan& plan) {
+  DatasetFlags flags;
+  parse_flag_tokens([&](CLI::App& app) { add_dataset_flags(app, flags); }, plan.dataset_args, "plan dataset_args");
+  return resolve(flags);
+}
+
+namespace {
+
 // The cells' training options as the plan stores them (its training flags), resolved
 // against the whole dataset: the seam polish runs the end of their schedule.
 TrainOptions plan_train_options(const std::string& plan_arg, const Plan& plan, const Dataset& data) {
@@ -37,14 +45,6 @@ TrainOptions plan_train_options(const std::string& plan_arg, const Plan& plan, c
   note_user_set(*parsed, t);
   return resolve_train_options(t.run, data);
 }
-
-DatasetOptions plan_dataset_options(const Plan& plan) {
-  DatasetFlags flags;
-  parse_flag_tokens([&](CLI::App& app) { add_dataset_flags(app, flags); }, plan.dataset_args, "plan dataset_args");
-  return resolve(flags);
-}
-
-namespace {
 
 struct Score {
   std::size_t views = 0;

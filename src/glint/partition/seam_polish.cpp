@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 #include "glint/partition/cell_dataset.h"
 #include "glint/partition/merge.h"
@@ -35,6 +36,8 @@ void copy_row(GaussianModel& to, std::size_t to_row, const GaussianModel& from, 
 // false when it shows too little of it.
 bool strip_view(const Plan& plan, const View& view, const GaussianModel& merged, double width, Backend& backend,
                 View& out) {
+  // a mask made in memory is at the picture's size, which for a cut view is not the camera's
+  if (view.full_width != 0) throw std::logic_error("polish_seams: the dataset's views must not be cut");
   RenderSettings rs;
   rs.for_backward = false;
   rs.want_rgb = false;
