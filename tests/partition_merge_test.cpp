@@ -211,14 +211,7 @@ TEST(PartitionSeamBand, RowsAndPixelsNearBorders) {
   EXPECT_EQ(rows_near_borders(p, m, 0.3), (std::vector<std::size_t>{0, 2, 3}));
   // Straight down from 10 units over (0.5, -3): pixel (x, y) shows the ground point
   // (0.5 + x + 0.5 - 16, -3 - (y + 0.5 - 12)).
-  Camera cam;
-  cam.width = 32;
-  cam.height = 24;
-  cam.fx = cam.fy = 10;
-  cam.cx = 16;
-  cam.cy = 12;
-  cam.R = Mat3d{{1, 0, 0, 0, -1, 0, 0, 0, -1}};
-  cam.t = -(cam.R * Vec3d{0.5, -3, 10});
+  const Camera cam = straight_down_camera({0.5, -3, 10}, 32, 24, 10);
   ImageF depth(32, 24, 1, 10.f);
   depth.data[5 * 32 + 15] = 0;  // nothing drawn there
   const Image8 mask = border_pixels(p, cam, depth, 1.0);

@@ -165,14 +165,7 @@ TEST(PartitionPlan, GroundFromCamerasWithoutRealPoints) {
 
 TEST(PartitionVisibility, BoxSeenStraightDownHandComputed) {
   // Camera 10 above the ground looking straight down, f = 100, 200 x 100 pixels.
-  Camera c;
-  c.width = 200;
-  c.height = 100;
-  c.fx = c.fy = 100;
-  c.cx = 100;
-  c.cy = 50;
-  c.R = {{1, 0, 0, 0, -1, 0, 0, 0, -1}};  // x right, y down = world -y, z forward = world -z
-  c.t = -(c.R * Vec3d{0, 0, 10});
+  const Camera c = straight_down_camera({0, 0, 10}, 200, 100, 100);
   GroundFrame f;  // the world's axes, origin on the ground
   // A 2 x 2 box 2 high under the camera: only its top shows, 25 x 25 pixels at depth 8.
   EXPECT_NEAR(box_image_share(c, ground_box(f, {-1, 1, -1, 1}, 0, 2)), 25.0 * 25.0 / 20000.0, 1e-12);

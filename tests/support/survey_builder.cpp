@@ -20,6 +20,18 @@ Camera survey_camera(Vec3d center, double yaw, double pitch, double hfov_deg) {
   return c;
 }
 
+Camera straight_down_camera(Vec3d center, int w, int h, double f) {
+  Camera c;
+  c.width = w;
+  c.height = h;
+  c.fx = c.fy = f;
+  c.cx = 0.5 * w;
+  c.cy = 0.5 * h;
+  c.R = {{1, 0, 0, 0, -1, 0, 0, 0, -1}};
+  c.t = -(c.R * center);
+  return c;
+}
+
 Dataset make_survey(const SurveySpec& s) {
   std::mt19937_64 rng(s.seed);
   std::uniform_real_distribution<double> unit(0, 1);

@@ -25,6 +25,11 @@ Dataset make_survey(const SurveySpec& spec);
 // pitch below the horizon, 320x240 with the given horizontal field of view.
 Camera survey_camera(Vec3d center, double yaw, double pitch, double hfov_deg);
 
+// A w x h camera at `center` looking straight down (-z) with focal length f and the
+// principal point in the middle: x right = world +x, y down = world -y. Pixel (x, y) sees
+// the ground point center.xy + ((x + 0.5 - w / 2) / f, -(y + 0.5 - h / 2) / f) * center.z.
+Camera straight_down_camera(Vec3d center, int w, int h, double f);
+
 // The same dataset seen through a rigid motion x -> R x + t (cameras and points).
 Dataset moved(const Dataset& d, const Mat3d& R, Vec3d t);
 
