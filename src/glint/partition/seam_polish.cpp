@@ -114,7 +114,12 @@ GaussianModel polish_seams(const Plan& plan, const GaussianModel& merged, const 
     return merged;
   }
   const GaussianModel band = take_rows(merged, rows);
-  const GaussianModel tuned = fine_tune(band, strip, options, steps, backend, on_step);
+  // as the cells were trained, whatever the plan's stored flags say (a cell's own
+  // command line may have added to them): the model's SH degree and 2D filter
+  TrainOptions o = options;
+  o.max_sh_degree = std::min(o.max_sh_degree, merged.sh_degree);
+  o.antialiased = o.antialiased || merged.antialiased;
+  const GaussianModel tuned = fine_tune(band, strip, o, steps, backend, on_step);
   GaussianModel out = merged;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const Vec3d p{band.means[3 * k], band.means[3 * k + 1], band.means[3 * k + 2]};
