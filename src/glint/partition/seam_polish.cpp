@@ -43,6 +43,7 @@ bool strip_view(const Plan& plan, const View& view, const GaussianModel& merged,
   rs.want_rgb = false;
   rs.want_alpha = false;
   rs.want_depth = true;
+  rs.sh_degree = 0;  // no colour is drawn: the projection need not evaluate the SH
   rs.antialiased = merged.antialiased;
   const RenderOutput r = backend.forward(merged, view.camera, rs);
   Image8 mask = border_pixels(plan, view.camera, r.depth, width);
