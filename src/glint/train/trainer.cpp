@@ -60,13 +60,7 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
 }  // namespace
 
 Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache)
-    : dataset_(dataset),
-      options_(options),
-      session_(backend.start_training(setup_of(dataset, options, cache), SplatSet(init_from_points(dataset.points, options.init)))),
-      rng_(options.seed) {
-  means_lr_ = position_lr_schedule(options_.lr, dataset.radius);
-  strategy_ = make_strategy(options_, dataset.radius);
-}
+    : Trainer(dataset, options, backend, cache, SplatSet(init_from_points(dataset.points, options.init)), 0) {}
 
 Trainer::Trainer(const Dataset& dataset, const TrainOptions& options, Backend& backend, ImageCache& cache,
                  SplatSet initial, long start_step)
