@@ -28,6 +28,7 @@
 #include "glint/io/image_cache.h"
 #include "glint/io/image_ops.h"
 #include "glint/io/model_file.h"
+#include "glint/light/geometry.h"
 #include "glint/partition/merge.h"
 #include "glint/partition/plan_file.h"
 #include "glint/train/metrics.h"
@@ -156,10 +157,9 @@ int run(int argc, char** argv) {
         for (int y = 0; y < cam.height; ++y)
           for (int x = 0; x < cam.width; ++x) {
             const std::size_t p = static_cast<std::size_t>(y) * static_cast<std::size_t>(cam.width) + static_cast<std::size_t>(x);
-            const double z = out.depth.data[p];
-            if (!(z > 0)) continue;  // nothing there: no surface to place
-            const Vec3d in_camera{(x + 0.5 - cam.cx) / cam.fx * z, (y + 0.5 - cam.cy) / cam.fy * z, z};
-            const Vec3d world = to_world * (in_camera - cam.t);
+            const float z = out.depth.data[p];
+            if (!valid_depth(z)) continue;  // nothing there: no surface to place
+            const Vec3d world = to_world * (backproject(cam, x, y, z) - cam.t);
             if (only_cell >= 0 && plan.owner(world) != static_cast<std::size_t>(only_cell)) continue;
             at_border[p] = bin_of(partition::border_distance(plan, world));
             at_middle[p] = bin_of(middle_distance(plan, world));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "glint/light/geometry.h"
 #include "glint/partition/merge.h"
 
 namespace glint::partition {
@@ -38,10 +39,9 @@ Image8 border_pixels(const Plan& plan, const Camera& camera, const ImageF& depth
   for (int y = 0; y < camera.height; ++y)
     for (int x = 0; x < camera.width; ++x) {
       const std::size_t p = static_cast<std::size_t>(y) * static_cast<std::size_t>(camera.width) + static_cast<std::size_t>(x);
-      const double z = depth.data[p];
-      if (!(z > 0)) continue;
-      const Vec3d in_camera{(x + 0.5 - camera.cx) / camera.fx * z, (y + 0.5 - camera.cy) / camera.fy * z, z};
-      if (border_distance(plan, to_world * (in_camera - camera.t)) < width) mask.data[p] = 255;
+      const float z = depth.data[p];
+      if (!valid_depth(z)) continue;
+      if (border_distance(plan, to_world * (backproject(camera, x, y, z) - camera.t)) < width) mask.data[p] = 255;
     }
   return mask;
 }

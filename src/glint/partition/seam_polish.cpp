@@ -34,8 +34,9 @@ void copy_row(GaussianModel& to, std::size_t to_row, const GaussianModel& from, 
 
 // The part of `view` that shows the border strip, with the strip's pixels as its mask;
 // false when it shows too little of it.
+// `r` is the depth render's output, reused from view to view.
 bool strip_view(const Plan& plan, const View& view, const GaussianModel& merged, double width, Backend& backend,
-                View& out) {
+                RenderOutput& r, View& out) {
   // a mask made in memory is at the picture's size, which for a cut view is not the camera's
   if (view.full_width != 0) throw std::logic_error("polish_seams: the dataset's views must not be cut");
   RenderSettings rs;
@@ -45,7 +46,7 @@ bool strip_view(const Plan& plan, const View& view, const GaussianModel& merged,
   rs.want_depth = true;
   rs.sh_degree = 0;  // no colour is drawn: the projection need not evaluate the SH
   rs.antialiased = merged.antialiased;
-  const RenderOutput r = backend.forward(merged, view.camera, rs);
+  backend.forward_into(merged, view.camera, rs, r);
   Image8 mask = border_pixels(plan, view.camera, r.depth, width);
   const int w = view.camera.width, h = view.camera.height;
   int x0 = w, y0 = h, x1 = -1, y1 = -1;
@@ -104,9 +105,10 @@ GaussianModel polish_seams(const Plan& plan, const GaussianModel& merged, const 
   strip.center = data.center;
   strip.radius = data.radius;  // the whole scene's: the merged model's learning rates
   strip.masks = "seam strips";
+  RenderOutput depth;
   for (const View& v : data.train) {
     View cut;
-    if (strip_view(plan, v, merged, widths.supervise, backend, cut)) strip.train.push_back(std::move(cut));
+    if (strip_view(plan, v, merged, widths.supervise, backend, depth, cut)) strip.train.push_back(std::move(cut));
   }
   rep.splats_trained = rows.size();
   rep.views = strip.train.size();
