@@ -2,7 +2,8 @@
 // of a small town plan trains through glint train PLAN --cell K --backend vulkan on its
 // cropped views and scores on its held-out crops as the same cell trained on the CPU
 // backend does, to the tolerances of a few steps on two backends. (The merge is the same
-// code whichever backend trained the cells; Vulkan's evaluation has tests of its own.)
+// code whichever backend trained the cells; Vulkan's evaluation has tests of its own, and
+// the merge's seam polish, fine_tune, is vulkan_fine_tune_test.cpp's.)
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
